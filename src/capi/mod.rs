@@ -1,0 +1,1 @@
+//! The C layer: the only place with extern "C", repr(C) mirrors and catch_unwind.

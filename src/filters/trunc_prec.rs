@@ -1,0 +1,1 @@
+//! trunc_prec filter.
