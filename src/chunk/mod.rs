@@ -1,1 +1,90 @@
-//! chunk
+//! The Blosc2 chunk engine: chunk format, compression, decompression, getitem, special values.
+
+pub mod blocksize;
+pub mod compress;
+pub mod decompress;
+pub mod header;
+pub mod params;
+pub mod pipeline;
+pub mod scratch;
+pub mod special;
+
+pub use header::ChunkHeader;
+pub use params::{CParams, DParams};
+
+use crate::{Error, Result};
+
+/// A worker pool owned by a context (`nthreads` > 1), reused across calls.
+pub fn make_pool(nthreads: i16) -> Result<Option<rayon::ThreadPool>> {
+    if nthreads <= 1 {
+        return Ok(None);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(nthreads as usize)
+        .thread_name(|i| format!("blosc2-worker-{i}"))
+        .build()
+        .map(Some)
+        .map_err(|_| Error::ThreadCreate)
+}
+
+/// A compression context: parameters plus the worker pool for its `nthreads`.
+pub struct Compressor {
+    params: CParams,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Compressor {
+    pub fn new(params: CParams) -> Result<Compressor> {
+        compress::validate(&params)?;
+        if params.nthreads <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let pool = make_pool(params.nthreads)?;
+        Ok(Compressor { params, pool })
+    }
+
+    pub fn params(&self) -> &CParams {
+        &self.params
+    }
+
+    /// Compresses `src` into `dst`; the chunk size, or 0 when it does not fit.
+    pub fn compress(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        compress::compress(&self.params, self.pool.as_ref(), src, dst)
+    }
+}
+
+/// A decompression context.
+pub struct Decompressor {
+    params: DParams,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Decompressor {
+    pub fn new(params: DParams) -> Result<Decompressor> {
+        if params.nthreads <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let pool = make_pool(params.nthreads)?;
+        Ok(Decompressor { params, pool })
+    }
+
+    pub fn params(&self) -> &DParams {
+        &self.params
+    }
+
+    /// Decompresses a chunk into `dst`; returns its nbytes.
+    pub fn decompress(&self, src: &[u8], dst: &mut [u8], maskout: Option<&[bool]>) -> Result<usize> {
+        decompress::decompress(&self.params, self.pool.as_ref(), src, dst, maskout)
+    }
+
+    /// Decompresses `nbytes` bytes at byte `start` of a chunk.
+    pub fn getitem_bytes(&self, src: &[u8], start: usize, nbytes: usize, dst: &mut [u8]) -> Result<usize> {
+        decompress::getitem_bytes(&self.params, src, start, nbytes, dst)
+    }
+}
+
+/// (nbytes, cbytes, blocksize) of a chunk, from its header.
+pub fn cbuffer_sizes(src: &[u8]) -> Result<(i32, i32, i32)> {
+    let h = ChunkHeader::parse(src)?;
+    Ok((h.nbytes, h.cbytes, h.blocksize))
+}

@@ -1,3 +1,109 @@
 //! Codecs: BloscLZ (pure Rust), LZ4/LZ4HC, zlib, Zstd, and the registry of user codecs.
+//!
+//! The chunk engine calls `compress_stream`/`decompress_stream` once per data stream of a block.
+//! LZ4, zlib and Zstd are the same C libraries c-blosc2 links (lz4 1.10, zstd 1.5.7, zlib-ng);
+//! their thin safe wrappers live in `lz4.rs`, `zlib.rs` and `zstd.rs`.
 
 pub mod blosclz;
+pub mod lz4;
+pub mod zlib;
+pub mod zstd;
+
+/// Codec ids as stored in cparams and in the extended chunk header.
+pub const BLOSCLZ: u8 = 0;
+pub const LZ4: u8 = 1;
+pub const LZ4HC: u8 = 2;
+pub const ZLIB: u8 = 4;
+pub const ZSTD: u8 = 5;
+/// First id that is not one of the codecs c-blosc2 defines itself.
+pub const LAST_CODEC: u8 = 6;
+
+/// Codec library ids (the 3-bit "format" field in the chunk flags).
+pub const BLOSCLZ_FORMAT: u8 = 0;
+pub const LZ4_FORMAT: u8 = 1;
+pub const ZLIB_FORMAT: u8 = 3;
+pub const ZSTD_FORMAT: u8 = 4;
+pub const UDCODEC_FORMAT: u8 = 6;
+
+/// The format code stored in bits 5..7 of the chunk flags for a codec id.
+pub fn compformat(compcode: u8) -> u8 {
+    match compcode {
+        BLOSCLZ => BLOSCLZ_FORMAT,
+        LZ4 | LZ4HC => LZ4_FORMAT,
+        ZLIB => ZLIB_FORMAT,
+        ZSTD => ZSTD_FORMAT,
+        _ => UDCODEC_FORMAT,
+    }
+}
+
+/// Whether a codec id is one of the built-in codecs.
+pub fn is_builtin(compcode: u8) -> bool {
+    matches!(compcode, BLOSCLZ | LZ4 | LZ4HC | ZLIB | ZSTD)
+}
+
+/// A dictionary prepared for one chunk (compression or decompression side).
+pub enum Dict<'a> {
+    None,
+    Zstd(&'a zstd::PreparedDict),
+    Lz4(&'a [u8]),
+}
+
+/// Per-thread codec state reused across blocks (Zstd contexts are expensive to create).
+#[derive(Default)]
+pub struct CodecScratch {
+    pub zstd: zstd::ZstdContexts,
+}
+
+/// Compresses one stream with a built-in codec. Returns the compressed size, or 0 when the
+/// output did not fit in `dst` (the caller then stores the stream raw).
+pub fn compress_stream(
+    compcode: u8,
+    clevel: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    dict: &Dict<'_>,
+    scratch: &mut CodecScratch,
+) -> crate::Result<usize> {
+    Ok(match compcode {
+        BLOSCLZ => blosclz::compress(clevel as i32, src, dst),
+        LZ4 => match dict {
+            Dict::Lz4(d) => lz4::compress_with_dict(src, dst, d),
+            // c-blosc2 trades ratio for speed at low levels: acceleration 10 - clevel.
+            _ => lz4::compress(src, dst, 10 - clevel as i32),
+        },
+        LZ4HC => match dict {
+            Dict::Lz4(d) => lz4::compress_hc_with_dict(src, dst, clevel as i32, d),
+            _ => lz4::compress_hc(src, dst, clevel as i32),
+        },
+        ZLIB => zlib::compress(src, dst, clevel as i32),
+        ZSTD => match dict {
+            Dict::Zstd(d) => scratch.zstd.compress_with_dict(src, dst, d),
+            _ => scratch.zstd.compress(src, dst, clevel as i32),
+        },
+        _ => return Err(crate::Error::CodecSupport),
+    })
+}
+
+/// Decompresses one stream whose codec is given by its format code (bits 5..7 of the flags).
+/// Returns the number of bytes written, which must equal `dst.len()` for a valid stream.
+pub fn decompress_stream(
+    format: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    dict: &Dict<'_>,
+    scratch: &mut CodecScratch,
+) -> crate::Result<usize> {
+    Ok(match format {
+        BLOSCLZ_FORMAT => blosclz::decompress(src, dst),
+        LZ4_FORMAT => match dict {
+            Dict::Lz4(d) => lz4::decompress_with_dict(src, dst, d),
+            _ => lz4::decompress(src, dst),
+        },
+        ZLIB_FORMAT => zlib::decompress(src, dst),
+        ZSTD_FORMAT => match dict {
+            Dict::Zstd(d) => scratch.zstd.decompress_with_dict(src, dst, d),
+            _ => scratch.zstd.decompress(src, dst),
+        },
+        _ => return Err(crate::Error::CodecSupport),
+    })
+}

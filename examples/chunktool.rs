@@ -1,0 +1,49 @@
+//! Developer tool: compress/decompress one chunk with the core, for interop checks.
+//! chunktool c CODEC CLEVEL TYPESIZE FILTER SPLIT NTHREADS IN OUT
+//! chunktool d NTHREADS IN OUT
+//! chunktool g START NBYTES IN OUT
+use blosc2::chunk::{CParams, Compressor, DParams, Decompressor};
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    match a[1].as_str() {
+        "c" => {
+            let mut p = CParams::default();
+            p.compcode = a[2].parse().unwrap();
+            p.clevel = a[3].parse().unwrap();
+            p.typesize = a[4].parse().unwrap();
+            let filters: Vec<u8> = a[5].split(',').map(|x| x.parse().unwrap()).collect();
+            p.filters = [0; 6];
+            let k = 6 - filters.len();
+            p.filters[k..].copy_from_slice(&filters);
+            p.splitmode = a[6].parse().unwrap();
+            p.nthreads = a[7].parse().unwrap();
+            let src = std::fs::read(&a[8]).unwrap();
+            let mut dst = vec![0u8; src.len() + 64];
+            let c = Compressor::new(p).unwrap();
+            let n = c.compress(&src, &mut dst).unwrap();
+            std::fs::write(&a[9], &dst[..n]).unwrap();
+        }
+        "d" => {
+            let p = DParams { nthreads: a[2].parse().unwrap(), ..Default::default() };
+            let src = std::fs::read(&a[3]).unwrap();
+            let (nbytes, _, _) = blosc2::chunk::cbuffer_sizes(&src).unwrap();
+            let mut dst = vec![0u8; nbytes as usize];
+            let d = Decompressor::new(p).unwrap();
+            match d.decompress(&src, &mut dst, None) {
+                Ok(n) => std::fs::write(&a[4], &dst[..n]).unwrap(),
+                Err(e) => { eprintln!("{e}"); std::process::exit(1) }
+            }
+        }
+        "g" => {
+            let start: usize = a[2].parse().unwrap();
+            let n: usize = a[3].parse().unwrap();
+            let src = std::fs::read(&a[4]).unwrap();
+            let mut dst = vec![0u8; n];
+            let d = Decompressor::new(DParams::default()).unwrap();
+            let r = d.getitem_bytes(&src, start, n, &mut dst).unwrap();
+            std::fs::write(&a[5], &dst[..r]).unwrap();
+        }
+        _ => panic!("usage"),
+    }
+}

@@ -1,0 +1,97 @@
+//! Automatic block size and split decisions, as c-blosc2's "stune" tuner makes them. Ratios and
+//! speeds are only comparable with c-blosc2 when blocks are the same, so this follows it exactly.
+
+use super::header::{DOSHUFFLE, MIN_BUFFERSIZE};
+use super::params::{ALWAYS_SPLIT, NEVER_SPLIT};
+use crate::codecs::{BLOSCLZ, LZ4, LZ4HC, ZLIB, ZSTD};
+
+/// Size of the L1 cache c-blosc2 assumes.
+const L1: i32 = 32 * 1024;
+/// Maximum number of streams a block is split into.
+const MAX_STREAMS: i32 = 16;
+
+/// Codecs meant for high compression ratios get larger blocks.
+fn is_hcr(compcode: u8) -> bool {
+    matches!(compcode, LZ4HC | ZLIB | ZSTD)
+}
+
+/// Whether blocks are split into `typesize` streams.
+pub fn split_block(
+    splitmode: i32,
+    compcode: u8,
+    clevel: u8,
+    filter_flags: u8,
+    typesize: i32,
+    blocksize: i32,
+) -> bool {
+    match splitmode {
+        ALWAYS_SPLIT => return true,
+        NEVER_SPLIT => return false,
+        _ => {}
+    }
+    let codec_splits = compcode == BLOSCLZ || compcode == LZ4 || (compcode == ZSTD && clevel <= 5);
+    codec_splits
+        && filter_flags & DOSHUFFLE != 0
+        && typesize <= MAX_STREAMS
+        && typesize > 0
+        && blocksize / typesize >= MIN_BUFFERSIZE
+}
+
+/// The block size c-blosc2 chooses for a chunk of `nbytes` (a non-zero `user_blocksize` wins).
+pub fn compute_blocksize(
+    compcode: u8,
+    clevel: u8,
+    typesize: i32,
+    nbytes: i32,
+    user_blocksize: i32,
+    splitmode: i32,
+    filter_flags: u8,
+) -> i32 {
+    if nbytes < typesize {
+        return 1;
+    }
+    let mut blocksize = nbytes;
+    if user_blocksize != 0 {
+        blocksize = user_blocksize;
+    } else {
+        if nbytes >= L1 {
+            blocksize = L1;
+            if is_hcr(compcode) {
+                blocksize *= 2;
+            }
+            blocksize = match clevel {
+                0 => blocksize / 4,
+                1 => blocksize / 2,
+                2 => blocksize,
+                3 => blocksize * 2,
+                4 | 5 => blocksize * 4,
+                6..=8 => blocksize * 8,
+                _ => {
+                    if is_hcr(compcode) {
+                        blocksize * 16
+                    } else {
+                        blocksize * 8
+                    }
+                }
+            };
+        }
+        if clevel > 0 && split_block(splitmode, compcode, clevel, filter_flags, typesize, blocksize)
+        {
+            blocksize = match clevel {
+                1..=3 => 32 * 1024,
+                4..=6 => 64 * 1024,
+                7 | 8 => 256 * 1024,
+                _ => 512 * 1024,
+            };
+            blocksize = blocksize.saturating_mul(typesize);
+            blocksize = blocksize.clamp(32 * 1024, 4 * 1024 * 1024);
+        }
+    }
+    if blocksize > nbytes {
+        blocksize = nbytes;
+    }
+    if blocksize > typesize {
+        blocksize = blocksize / typesize * typesize;
+    }
+    blocksize
+}

@@ -1,0 +1,326 @@
+//! Chunk compression: header, block starts, optional dictionary, and per-block streams.
+
+use super::blocksize::{compute_blocksize, split_block};
+use super::header::*;
+use super::params::CParams;
+use super::pipeline::{self, Loc};
+use super::scratch::{with_scratch, Scratch};
+use crate::codecs::{self, Dict};
+use crate::{Error, Result};
+
+/// Everything the block compressor needs that is the same for all blocks of one call.
+struct BlockJob<'a> {
+    params: &'a CParams,
+    src: &'a [u8],
+    typesize: usize,
+    blocksize: usize,
+    nblocks: usize,
+    leftover: usize,
+    split: bool,
+    /// Streams that are all one byte value are stored as runs (extended headers only).
+    detect_runs: bool,
+    dict: Dict<'a>,
+}
+
+impl BlockJob<'_> {
+    fn block_len(&self, nblock: usize) -> usize {
+        if nblock == self.nblocks - 1 && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize
+        }
+    }
+
+    fn nstreams(&self, nblock: usize) -> usize {
+        let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
+        if self.split && !leftover_block {
+            self.typesize
+        } else {
+            1
+        }
+    }
+
+    /// Worst-case size of a compressed block (every stream stored raw with its size).
+    fn max_block_out(&self, nblock: usize) -> usize {
+        self.block_len(nblock) + 5 * self.nstreams(nblock)
+    }
+}
+
+/// A run of one byte value?
+fn is_run(s: &[u8]) -> bool {
+    match s.first() {
+        None => true,
+        Some(&b) => {
+            let word = u64::from_ne_bytes([b; 8]);
+            let mut chunks = s.chunks_exact(8);
+            for c in &mut chunks {
+                if u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) != word {
+                    return false;
+                }
+            }
+            chunks.remainder().iter().all(|&x| x == b)
+        }
+    }
+}
+
+/// Compresses block `nblock` into `out`. Returns the bytes written, or 0 when it did not fit.
+fn compress_block(job: &BlockJob<'_>, nblock: usize, tid: usize, out: &mut [u8], s: &mut Scratch) -> Result<usize> {
+    let bsize = job.block_len(nblock);
+    let offset = nblock * job.blocksize;
+    s.ensure(job.blocksize);
+    let loc = pipeline::forward(job.params, job.typesize, job.src, offset, bsize, nblock, tid, &mut s.bufs)?;
+    let Scratch { bufs, codec } = s;
+    let filtered: &[u8] = match loc {
+        Loc::Outer => &job.src[offset..offset + bsize],
+        Loc::Buf(i) => &bufs[i][..bsize],
+    };
+    let nstreams = job.nstreams(nblock);
+    let neblock = bsize / nstreams;
+    let mut pos = 0usize;
+    for j in 0..nstreams {
+        let stream = &filtered[j * neblock..(j + 1) * neblock];
+        if out.len() < pos + 4 {
+            return Ok(0);
+        }
+        let size_at = pos;
+        pos += 4;
+        if job.detect_runs && is_run(stream) {
+            let value = stream.first().copied().unwrap_or(0);
+            out[size_at..size_at + 4].copy_from_slice(&(-(value as i32)).to_le_bytes());
+            if value != 0 {
+                if out.len() < pos + 1 {
+                    return Ok(0);
+                }
+                // Token bit 0: the stream is a run of the byte in the size's low byte.
+                out[pos] = 1;
+                pos += 1;
+            }
+            continue;
+        }
+        let maxout = neblock.min(out.len() - pos);
+        if maxout == 0 {
+            return Ok(0);
+        }
+        let dst = &mut out[pos..pos + maxout];
+        let cbytes = match &job.params.user_codec {
+            Some(uc) if !codecs::is_builtin(job.params.compcode) => {
+                let r = uc.encode(stream, dst, job.params.compcode_meta, job.params);
+                if r < 0 {
+                    return Err(Error::from_code(r).unwrap_or(Error::Data));
+                }
+                r as usize
+            }
+            _ => codecs::compress_stream(job.params.compcode, job.params.clevel, stream, dst, &job.dict, codec)?,
+        };
+        if cbytes > maxout {
+            return Err(Error::WriteBuffer);
+        }
+        let cbytes = if cbytes == 0 || cbytes == neblock {
+            // The codec could not compress: store the stream raw.
+            if out.len() < pos + neblock {
+                return Ok(0);
+            }
+            out[pos..pos + neblock].copy_from_slice(stream);
+            neblock
+        } else {
+            cbytes
+        };
+        out[size_at..size_at + 4].copy_from_slice(&(cbytes as i32).to_le_bytes());
+        pos += cbytes;
+    }
+    Ok(pos)
+}
+
+/// Validates compression parameters the way `blosc2_create_cctx`/`blosc2_compress_ctx` do.
+pub fn validate(params: &CParams) -> Result<()> {
+    if params.clevel > 9 {
+        return Err(Error::CodecParam);
+    }
+    if !codecs::is_builtin(params.compcode) && params.user_codec.is_none() {
+        return Err(Error::CodecSupport);
+    }
+    for &f in &params.filters {
+        let known = matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC)
+            || f == pipeline::BYTEDELTA
+            || params.user_filters.iter().any(|(id, _)| *id == f);
+        if !known {
+            return Err(Error::FilterPipeline);
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f(nblock, tid)` for every block, on the pool when there is one.
+pub(crate) fn for_each_block<T: Send>(
+    pool: Option<&rayon::ThreadPool>,
+    nblocks: usize,
+    f: impl Fn(usize, usize) -> T + Sync + Send,
+) -> Vec<T> {
+    match pool {
+        Some(pool) if nblocks > 1 => pool.install(|| {
+            use rayon::prelude::*;
+            (0..nblocks)
+                .into_par_iter()
+                .map(|i| f(i, rayon::current_thread_index().unwrap_or(0)))
+                .collect()
+        }),
+        _ => (0..nblocks).map(|i| f(i, 0)).collect(),
+    }
+}
+
+/// Compresses `src` into `dst` as one chunk. Returns the chunk size, or 0 when it cannot fit
+/// in `dst` (as c-blosc2 does).
+pub fn compress(params: &CParams, pool: Option<&rayon::ThreadPool>, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    validate(params)?;
+    if src.len() as i64 > MAX_BUFFERSIZE {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if dst.len() < MAX_OVERHEAD {
+        return Ok(0);
+    }
+    let nbytes = src.len() as i32;
+    // A typesize that does not fit the header byte makes the buffer a plain byte stream.
+    let typesize: i32 = if params.typesize > MAX_TYPESIZE as i32 || params.typesize <= 0 { 1 } else { params.typesize };
+    let filter_flags = flags_from_filters(&params.filters);
+    let blocksize = compute_blocksize(
+        params.compcode,
+        params.clevel,
+        typesize,
+        nbytes,
+        params.blocksize,
+        params.splitmode,
+        filter_flags,
+    );
+    let bs = blocksize.max(1) as usize;
+    let nblocks = src.len() / bs + usize::from(src.len() % bs > 0);
+    let leftover = src.len() % bs;
+
+    let mut header = ChunkHeader {
+        version: VERSION_FORMAT_STABLE,
+        versionlz: 1,
+        flags: DOSHUFFLE | DOBITSHUFFLE,
+        typesize: typesize as u8,
+        nbytes,
+        blocksize,
+        cbytes: 0,
+        filters: params.filters,
+        udcompcode: params.compcode,
+        compcode_meta: params.compcode_meta,
+        filters_meta: params.filters_meta,
+        blosc2_flags2: 0,
+        blosc2_flags: 0,
+        extended: true,
+    };
+    let memcpyed = params.clevel == 0 || nbytes < MIN_BUFFERSIZE;
+    let split = split_block(params.splitmode, params.compcode, params.clevel, filter_flags, typesize, blocksize);
+    if memcpyed {
+        header.flags |= MEMCPYED;
+    } else {
+        header.flags |= filter_flags & DODELTA;
+        if !split {
+            header.flags |= DONT_SPLIT;
+        }
+        header.flags |= codecs::compformat(params.compcode) << 5;
+    }
+
+    if !memcpyed {
+        let job = BlockJob {
+            params,
+            src,
+            typesize: typesize as usize,
+            blocksize: bs,
+            nblocks,
+            leftover,
+            split,
+            detect_runs: true,
+            dict: Dict::None,
+        };
+        let n = compress_blocks(&job, pool, &header, dst)?;
+        if n > 0 {
+            return Ok(n);
+        }
+        // Did not fit: the last chance is a plain copy.
+        header.flags |= MEMCPYED;
+    }
+    let total = HEADER_LEN + src.len();
+    if total > dst.len() {
+        return Ok(0);
+    }
+    header.cbytes = total as i32;
+    header.write(dst);
+    if let Some(pre) = &params.prefilter {
+        for nblock in 0..nblocks {
+            let off = nblock * bs;
+            let len = if nblock == nblocks - 1 && leftover > 0 { leftover } else { bs };
+            let out = &mut dst[HEADER_LEN + off..HEADER_LEN + off + len];
+            if pre.call(&src[off..off + len], out, off as i32, nblock as i32, 0) != 0 {
+                return Err(Error::FilterPipeline);
+            }
+        }
+    } else {
+        dst[HEADER_LEN..total].copy_from_slice(src);
+    }
+    Ok(total)
+}
+
+const HEADER_LEN: usize = EXTENDED_HEADER_LENGTH;
+
+/// Compresses all blocks after the header; 0 when the result does not fit in `dst`.
+fn compress_blocks(job: &BlockJob<'_>, pool: Option<&rayon::ThreadPool>, header: &ChunkHeader, dst: &mut [u8]) -> Result<usize> {
+    let bstarts_at = HEADER_LEN;
+    let data_at = bstarts_at + 4 * job.nblocks;
+    if data_at > dst.len() {
+        return Ok(0);
+    }
+    let mut pos = data_at;
+    let mut bstarts = Vec::with_capacity(job.nblocks);
+    let parallel = pool.is_some() && job.nblocks > 1;
+    if parallel {
+        let outs = for_each_block(pool, job.nblocks, |nblock, tid| {
+            with_scratch(|s| {
+                let mut out = vec![0u8; job.max_block_out(nblock)];
+                compress_block(job, nblock, tid, &mut out, s).map(|n| {
+                    out.truncate(n);
+                    out
+                })
+            })
+        });
+        for out in outs {
+            let out = out?;
+            if out.is_empty() || pos + out.len() > dst.len() {
+                return Ok(0);
+            }
+            bstarts.push(pos as i32);
+            dst[pos..pos + out.len()].copy_from_slice(&out);
+            pos += out.len();
+        }
+    } else {
+        let r = with_scratch(|s| -> Result<bool> {
+            for nblock in 0..job.nblocks {
+                let n = compress_block(job, nblock, 0, &mut dst[pos..], s)?;
+                if n == 0 {
+                    return Ok(false);
+                }
+                bstarts.push(pos as i32);
+                pos += n;
+            }
+            Ok(true)
+        })?;
+        if !r {
+            return Ok(0);
+        }
+    }
+    for (i, b) in bstarts.iter().enumerate() {
+        dst[bstarts_at + 4 * i..bstarts_at + 4 * i + 4].copy_from_slice(&b.to_le_bytes());
+    }
+    let mut header = *header;
+    // A chunk made only of zero runs becomes a special zeros chunk (just the header).
+    let nstreams: usize = (0..job.nblocks).map(|b| job.nstreams(b)).sum();
+    if pos == data_at + 4 * nstreams {
+        header.blosc2_flags |= (Special::Zero as u8) << 4;
+        pos = HEADER_LEN;
+    }
+    header.cbytes = pos as i32;
+    header.write(dst);
+    Ok(pos)
+}

@@ -1,0 +1,415 @@
+//! Chunk decompression and getitem, for every chunk format c-blosc 1.x and c-blosc2 wrote.
+
+use super::header::*;
+use super::params::DParams;
+use super::pipeline::{self, Backward, Loc};
+use super::scratch::{with_scratch, Scratch};
+use crate::codecs::{self, zstd::PreparedDict, Dict};
+use crate::{Error, Result};
+
+/// Largest dictionary accepted when reading (c-blosc2 2.x wrote up to 128 KiB).
+const MAX_READ_DICT: i32 = 128 * 1024;
+
+/// Source of the blocks of a lazy chunk (one read from a frame on disk).
+pub trait LazyBlocks: Sync {
+    /// Reads `len` bytes of chunk `nchunk` at `offset` within the chunk (which starts at
+    /// `chunk_offset` in its frame).
+    fn read_block(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: i32) -> Result<Vec<u8>>;
+}
+
+/// A chunk ready to decode: header, block table, dictionary.
+pub struct Chunk<'a> {
+    pub header: ChunkHeader,
+    pub src: &'a [u8],
+    nblocks: usize,
+    leftover: usize,
+    bstarts: &'a [u8],
+    zdict: Option<PreparedDict>,
+    lz4dict: Option<&'a [u8]>,
+}
+
+impl<'a> Chunk<'a> {
+    /// Parses and validates a chunk for decompression into a buffer of `destsize` bytes.
+    pub fn open(src: &'a [u8], destsize: usize) -> Result<Chunk<'a>> {
+        let header = ChunkHeader::parse(src)?;
+        if header.nbytes as usize > destsize {
+            return Err(Error::WriteBuffer);
+        }
+        if !header.is_lazy() && header.cbytes as usize > src.len() {
+            return Err(Error::InvalidHeader);
+        }
+        Self::with_header(header, src)
+    }
+
+    fn with_header(header: ChunkHeader, src: &'a [u8]) -> Result<Chunk<'a>> {
+        header.special()?;
+        let hl = header.header_len();
+        if header.memcpyed() && header.cbytes as i64 != header.nbytes as i64 + hl as i64 {
+            return Err(Error::Data);
+        }
+        let (nblocks, leftover) = header.nblocks_leftover();
+        let mut chunk = Chunk {
+            header,
+            src,
+            nblocks,
+            leftover,
+            bstarts: &[],
+            zdict: None,
+            lz4dict: None,
+        };
+        if header.special_raw() != 0 || header.memcpyed() || header.nbytes == 0 {
+            return Ok(chunk);
+        }
+        let bstarts_end = hl + 4 * nblocks;
+        if src.len() < bstarts_end {
+            return Err(Error::ReadBuffer);
+        }
+        chunk.bstarts = &src[hl..bstarts_end];
+        if header.use_dict() {
+            if src.len() < bstarts_end + 4 {
+                return Err(Error::ReadBuffer);
+            }
+            let dsize = i32::from_le_bytes(src[bstarts_end..bstarts_end + 4].try_into().unwrap());
+            if dsize <= 0 || dsize > MAX_READ_DICT {
+                return Err(Error::CodecDict);
+            }
+            let dstart = bstarts_end + 4;
+            if src.len() < dstart + dsize as usize {
+                return Err(Error::ReadBuffer);
+            }
+            let dict = &src[dstart..dstart + dsize as usize];
+            match header.compformat() {
+                codecs::ZSTD_FORMAT => chunk.zdict = Some(PreparedDict::for_decompression(dict)),
+                codecs::LZ4_FORMAT => chunk.lz4dict = Some(dict),
+                _ => return Err(Error::CodecDict),
+            }
+        }
+        Ok(chunk)
+    }
+
+    fn block_len(&self, nblock: usize) -> usize {
+        if nblock == self.nblocks - 1 && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.header.blocksize as usize
+        }
+    }
+
+    fn bstart(&self, nblock: usize) -> i32 {
+        let b = &self.bstarts[4 * nblock..4 * nblock + 4];
+        i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    fn dict(&self) -> Dict<'_> {
+        match (&self.zdict, self.lz4dict) {
+            (Some(z), _) => Dict::Zstd(z),
+            (_, Some(l)) => Dict::Lz4(l),
+            _ => Dict::None,
+        }
+    }
+
+    fn has_delta(&self) -> bool {
+        self.header.filters.contains(&DELTA)
+    }
+
+    /// Fills `out` (a block's worth starting at byte `offset` of the chunk) for a special or
+    /// memcpyed chunk.
+    fn fill_plain(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        let ts = self.header.typesize as usize;
+        match self.header.special()? {
+            Special::Zero => out.fill(0),
+            Special::Uninit => {}
+            Special::Nan => match ts {
+                4 => fill_pattern(out, &f32::NAN.to_le_bytes()),
+                8 => fill_pattern(out, &f64::NAN.to_le_bytes()),
+                _ => return Err(Error::Data),
+            },
+            Special::Value => {
+                let hl = EXTENDED_HEADER_LENGTH;
+                let v = self.src.get(hl..hl + ts).ok_or(Error::ReadBuffer)?;
+                fill_pattern(out, v);
+            }
+            Special::None => {
+                let start = self.header.header_len() + offset;
+                let s = self.src.get(start..start + out.len()).ok_or(Error::ReadBuffer)?;
+                out.copy_from_slice(s);
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes block `nblock` into `dest` (its full length). `dref` is block 0's decoded data
+    /// when DELTA needs it.
+    fn decode_block(
+        &self,
+        bw: &Backward<'_>,
+        nblock: usize,
+        dest: &mut [u8],
+        dref: Option<&[u8]>,
+        tid: usize,
+        s: &mut Scratch,
+    ) -> Result<()> {
+        let h = &self.header;
+        let bsize = dest.len();
+        let offset = nblock * h.blocksize as usize;
+        s.ensure(h.blocksize as usize);
+        let src_offset = self.bstart(nblock);
+        if src_offset <= 0 || src_offset as usize >= self.src.len() {
+            return Err(Error::Data);
+        }
+        let mut src = &self.src[src_offset as usize..];
+        let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
+        let nstreams = if !h.dont_split() && !leftover_block && !h.use_dict() {
+            h.typesize as usize
+        } else {
+            1
+        };
+        let neblock = bsize / nstreams;
+        if neblock == 0 {
+            return Err(Error::Failure);
+        }
+        let target = pipeline::decode_target(bw.steps, bw.dparams.postfilter.is_some());
+        let Scratch { bufs, codec } = s;
+        {
+            let out: &mut [u8] = match target {
+                Loc::Outer => dest,
+                Loc::Buf(i) => &mut bufs[i][..bsize],
+            };
+            let dict = self.dict();
+            let format = h.compformat();
+            for j in 0..nstreams {
+                if src.len() < 4 {
+                    return Err(Error::ReadBuffer);
+                }
+                let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
+                src = &src[4..];
+                let o = &mut out[j * neblock..(j + 1) * neblock];
+                if csize == 0 {
+                    o.fill(0);
+                } else if csize < 0 {
+                    let token = *src.first().ok_or(Error::ReadBuffer)?;
+                    src = &src[1..];
+                    if token & 1 == 0 || csize < -255 {
+                        return Err(Error::RunLength);
+                    }
+                    o.fill((-csize) as u8);
+                } else {
+                    let csize = csize as usize;
+                    if src.len() < csize {
+                        return Err(Error::ReadBuffer);
+                    }
+                    let cdata = &src[..csize];
+                    src = &src[csize..];
+                    if csize == neblock {
+                        o.copy_from_slice(cdata);
+                        continue;
+                    }
+                    let n = if format == codecs::UDCODEC_FORMAT {
+                        let uc = bw
+                            .dparams
+                            .user_codecs
+                            .iter()
+                            .find(|(id, _)| *id == h.udcompcode)
+                            .ok_or(Error::CodecSupport)?;
+                        let r = uc.1.decode(cdata, o, h.compcode_meta, bw.dparams);
+                        if r < 0 {
+                            return Err(Error::from_code(r).unwrap_or(Error::Data));
+                        }
+                        r as usize
+                    } else {
+                        codecs::decompress_stream(format, cdata, o, &dict, codec)?
+                    };
+                    if n != neblock {
+                        return Err(Error::Data);
+                    }
+                }
+            }
+        }
+        if !bw.steps.is_empty() || bw.dparams.postfilter.is_some() {
+            pipeline::backward(bw, target, dest, dref, offset, nblock, tid, bufs)?;
+        }
+        Ok(())
+    }
+}
+
+fn fill_pattern(out: &mut [u8], pat: &[u8]) {
+    if pat.is_empty() {
+        return;
+    }
+    for c in out.chunks_mut(pat.len()) {
+        c.copy_from_slice(&pat[..c.len()]);
+    }
+}
+
+/// Decompresses a chunk into `dst`; returns the number of bytes written (the chunk's nbytes).
+/// `maskout[i] == true` skips block i (leaving its bytes untouched).
+pub fn decompress(
+    dparams: &DParams,
+    pool: Option<&rayon::ThreadPool>,
+    src: &[u8],
+    dst: &mut [u8],
+    maskout: Option<&[bool]>,
+) -> Result<usize> {
+    let chunk = Chunk::open(src, dst.len())?;
+    let h = chunk.header;
+    if let Some(m) = maskout {
+        if m.len() != chunk.nblocks {
+            return Err(Error::Data);
+        }
+    }
+    if h.is_lazy() {
+        return Err(Error::InvalidParam);
+    }
+    if h.nbytes == 0 && h.cbytes as usize == h.header_len() && h.special_raw() == 0 {
+        return Ok(0);
+    }
+    if h.is_vl_blocks() {
+        return Err(Error::InvalidParam);
+    }
+    let nbytes = h.nbytes as usize;
+    let bs = h.blocksize as usize;
+    let dst = &mut dst[..nbytes];
+    let masked = |i: usize| maskout.is_some_and(|m| m[i]);
+    if h.special_raw() != 0 || h.memcpyed() {
+        if dparams.postfilter.is_none() && maskout.is_none() {
+            chunk.fill_plain(0, dst)?;
+            return Ok(nbytes);
+        }
+        for (i, block) in dst.chunks_mut(bs).enumerate() {
+            if masked(i) {
+                continue;
+            }
+            chunk.fill_plain(i * bs, block)?;
+            if let Some(post) = &dparams.postfilter {
+                let input = block.to_vec();
+                if post.call(&input, block, (i * bs) as i32, i as i32, 0) != 0 {
+                    return Err(Error::Postfilter);
+                }
+            }
+        }
+        return Ok(nbytes);
+    }
+    let steps = pipeline::backward_steps(&h.filters, &h.filters_meta);
+    let bw = Backward {
+        steps: &steps,
+        typesize: h.typesize as usize,
+        format_version: h.version,
+        dparams,
+    };
+    let pool = if nbytes / bs <= 1 { None } else { pool };
+    let (first, rest) = dst.split_at_mut(bs.min(nbytes));
+    let mut dref_buf = Vec::new();
+    let mut blocks: Vec<&mut [u8]> = Vec::with_capacity(chunk.nblocks);
+    let (dref, start_block): (Option<&[u8]>, usize) = if chunk.has_delta() {
+        // DELTA's reference is block 0: decode it first (even when masked out).
+        if masked(0) {
+            dref_buf.resize(first.len(), 0);
+            with_scratch(|s| chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s))?;
+            (Some(&dref_buf), 1)
+        } else {
+            with_scratch(|s| chunk.decode_block(&bw, 0, first, None, 0, s))?;
+            (Some(&*first), 1)
+        }
+    } else {
+        blocks.push(first);
+        (None, 0)
+    };
+    blocks.extend(rest.chunks_mut(bs));
+    let decode = |i: usize, block: &mut [u8], tid: usize| -> Result<()> {
+        if masked(i) {
+            return Ok(());
+        }
+        with_scratch(|s| chunk.decode_block(&bw, i, block, dref, tid, s))
+    };
+    match pool {
+        Some(pool) if blocks.len() > 1 => {
+            use rayon::prelude::*;
+            pool.install(|| {
+                blocks
+                    .into_par_iter()
+                    .enumerate()
+                    .try_for_each(|(k, b)| decode(k + start_block, b, rayon::current_thread_index().unwrap_or(0)))
+            })?;
+        }
+        _ => {
+            for (k, b) in blocks.into_iter().enumerate() {
+                decode(k + start_block, b, 0)?;
+            }
+        }
+    }
+    Ok(nbytes)
+}
+
+/// Decompresses `nbytes` bytes starting at byte `start` of the chunk into `dst`.
+/// `start` and `nbytes` must lie within the chunk.
+pub fn getitem_bytes(dparams: &DParams, src: &[u8], start: usize, nbytes: usize, dst: &mut [u8]) -> Result<usize> {
+    let header = ChunkHeader::parse(src)?;
+    if !header.is_lazy() && header.cbytes as usize > src.len() {
+        return Err(Error::InvalidHeader);
+    }
+    let chunk = Chunk::with_header(header, src)?;
+    let h = chunk.header;
+    if nbytes == 0 {
+        return Ok(0);
+    }
+    if nbytes > dst.len() {
+        return Err(Error::WriteBuffer);
+    }
+    let stop = start + nbytes;
+    if stop > h.nbytes as usize {
+        return Err(Error::InvalidParam);
+    }
+    if h.is_lazy() || h.is_vl_blocks() {
+        return Err(Error::InvalidParam);
+    }
+    let dst = &mut dst[..nbytes];
+    if (h.special_raw() != 0 || h.memcpyed()) && dparams.postfilter.is_none() {
+        // Special values repeat every typesize bytes; start is a multiple of it.
+        chunk.fill_plain(start, dst)?;
+        return Ok(nbytes);
+    }
+    let bs = h.blocksize as usize;
+    let steps = pipeline::backward_steps(&h.filters, &h.filters_meta);
+    let bw = Backward {
+        steps: &steps,
+        typesize: h.typesize as usize,
+        format_version: h.version,
+        dparams,
+    };
+    with_scratch(|s| -> Result<usize> {
+        let first_block = start / bs;
+        let last_block = (stop - 1) / bs;
+        let mut dref_buf = Vec::new();
+        if chunk.has_delta() && first_block > 0 {
+            dref_buf.resize(chunk.block_len(0), 0);
+            chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s)?;
+        }
+        let mut block_buf = Vec::new();
+        let mut written = 0;
+        for nblock in first_block..=last_block {
+            let blen = chunk.block_len(nblock);
+            let bstart = nblock * bs;
+            let from = start.max(bstart) - bstart;
+            let to = stop.min(bstart + blen) - bstart;
+            let dref = if nblock > 0 && chunk.has_delta() { Some(&dref_buf[..]) } else { None };
+            if from == 0 && to == blen {
+                let out = &mut dst[written..written + blen];
+                if h.special_raw() != 0 || h.memcpyed() {
+                    chunk.fill_plain(bstart, out)?;
+                } else {
+                    chunk.decode_block(&bw, nblock, out, dref, 0, s)?;
+                }
+            } else {
+                block_buf.resize(blen, 0);
+                if h.special_raw() != 0 || h.memcpyed() {
+                    chunk.fill_plain(bstart, &mut block_buf)?;
+                } else {
+                    chunk.decode_block(&bw, nblock, &mut block_buf, dref, 0, s)?;
+                }
+                dst[written..written + to - from].copy_from_slice(&block_buf[from..to]);
+            }
+            written += to - from;
+        }
+        Ok(written)
+    })
+}

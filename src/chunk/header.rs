@@ -1,0 +1,342 @@
+//! The Blosc chunk header: 16 bytes (c-blosc 1.x) or 32 bytes (extended, c-blosc2).
+//! Layout: README_CHUNK_FORMAT.rst in c-blosc2; all integers little endian.
+
+use crate::{Error, Result};
+
+pub const MIN_HEADER_LENGTH: usize = 16;
+pub const EXTENDED_HEADER_LENGTH: usize = 32;
+pub const MAX_TYPESIZE: usize = 255;
+pub const MAX_FILTERS: usize = 6;
+pub const MAX_OVERHEAD: usize = EXTENDED_HEADER_LENGTH;
+pub const MAX_BUFFERSIZE: i64 = i32::MAX as i64 - MAX_OVERHEAD as i64;
+pub const MAXBLOCKSIZE: i32 = 536_866_816;
+pub const MIN_BUFFERSIZE: i32 = 32;
+
+/// Chunk format version written today.
+pub const VERSION_FORMAT: u8 = 6;
+/// The version written for regular chunks.
+pub const VERSION_FORMAT_STABLE: u8 = 5;
+/// The version that introduced variable-length blocks.
+pub const VERSION_FORMAT_VL_BLOCKS: u8 = 6;
+/// The alpha-series version, whose 6th filter slot was not initialised.
+pub const VERSION_FORMAT_ALPHA: u8 = 3;
+
+// Bits of `flags` (byte 2).
+pub const DOSHUFFLE: u8 = 0x1;
+pub const MEMCPYED: u8 = 0x2;
+pub const DOBITSHUFFLE: u8 = 0x4;
+pub const DODELTA: u8 = 0x8;
+pub const DONT_SPLIT: u8 = 0x10;
+
+// Bits of `blosc2_flags` (byte 31).
+pub const USEDICT: u8 = 0x1;
+pub const BIGENDIAN: u8 = 0x2;
+pub const LAZY_CHUNK: u8 = 0x8;
+pub const INSTR_CODEC: u8 = 0x80;
+// Bits of `blosc2_flags2` (byte 30).
+pub const VL_BLOCKS: u8 = 0x1;
+
+/// Special-value kinds stored in bits 4..6 of `blosc2_flags`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    None = 0,
+    Zero = 1,
+    Nan = 2,
+    Value = 3,
+    Uninit = 4,
+}
+
+pub const SPECIAL_MASK: u8 = 7;
+
+/// Filter ids.
+pub const NOFILTER: u8 = 0;
+pub const SHUFFLE: u8 = 1;
+pub const BITSHUFFLE: u8 = 2;
+pub const DELTA: u8 = 3;
+pub const TRUNC_PREC: u8 = 4;
+
+/// A parsed chunk header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkHeader {
+    pub version: u8,
+    pub versionlz: u8,
+    pub flags: u8,
+    pub typesize: u8,
+    pub nbytes: i32,
+    pub blocksize: i32,
+    pub cbytes: i32,
+    pub filters: [u8; MAX_FILTERS],
+    pub udcompcode: u8,
+    pub compcode_meta: u8,
+    pub filters_meta: [u8; MAX_FILTERS],
+    pub blosc2_flags2: u8,
+    pub blosc2_flags: u8,
+    /// Whether the 32-byte extended header is present (flags has both shuffle bits set).
+    pub extended: bool,
+}
+
+fn rd_i32(b: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+impl ChunkHeader {
+    /// Parses and validates a header the way c-blosc2 3.3.5 does (same error codes).
+    pub fn parse(src: &[u8]) -> Result<ChunkHeader> {
+        if src.len() < MIN_HEADER_LENGTH {
+            return Err(Error::ReadBuffer);
+        }
+        let mut h = ChunkHeader {
+            version: src[0],
+            versionlz: src[1],
+            flags: src[2],
+            typesize: src[3],
+            nbytes: rd_i32(src, 4),
+            blocksize: rd_i32(src, 8),
+            cbytes: rd_i32(src, 12),
+            filters: [0; MAX_FILTERS],
+            udcompcode: 0,
+            compcode_meta: 0,
+            filters_meta: [0; MAX_FILTERS],
+            blosc2_flags2: 0,
+            blosc2_flags: 0,
+            extended: false,
+        };
+        if h.version > VERSION_FORMAT {
+            return Err(Error::VersionSupport);
+        }
+        if h.cbytes < MIN_HEADER_LENGTH as i32 {
+            return Err(Error::InvalidHeader);
+        }
+        if h.typesize == 0 {
+            return Err(Error::InvalidHeader);
+        }
+        h.extended = h.flags & DOSHUFFLE != 0 && h.flags & DOBITSHUFFLE != 0;
+        if h.extended {
+            if h.cbytes < EXTENDED_HEADER_LENGTH as i32 {
+                return Err(Error::InvalidHeader);
+            }
+            if src.len() < EXTENDED_HEADER_LENGTH {
+                return Err(Error::ReadBuffer);
+            }
+            h.filters.copy_from_slice(&src[16..22]);
+            h.udcompcode = src[22];
+            h.compcode_meta = src[23];
+            h.filters_meta.copy_from_slice(&src[24..30]);
+            h.blosc2_flags2 = src[30];
+            h.blosc2_flags = src[31];
+            if h.version == VERSION_FORMAT_ALPHA {
+                h.filters[5] = 0;
+                h.filters_meta[5] = 0;
+            }
+        } else {
+            h.filters = filters_from_flags(h.flags);
+        }
+        let vl = h.is_vl_blocks();
+        if h.nbytes < 0 {
+            return Err(Error::InvalidHeader);
+        }
+        if vl {
+            // In VL-block chunks the blocksize field holds the number of blocks.
+            if h.blocksize <= 0 {
+                return Err(Error::InvalidHeader);
+            }
+        } else {
+            if h.blocksize <= 0 || (h.nbytes > 0 && h.blocksize > h.nbytes) {
+                return Err(Error::InvalidHeader);
+            }
+            if h.blocksize > MAXBLOCKSIZE {
+                return Err(Error::InvalidHeader);
+            }
+        }
+        let special = h.special_raw();
+        if h.extended && special != 0 {
+            if h.nbytes % h.typesize as i32 != 0 {
+                return Err(Error::InvalidHeader);
+            }
+            if special == Special::Value as u8
+                && h.cbytes < EXTENDED_HEADER_LENGTH as i32 + h.typesize as i32
+            {
+                return Err(Error::ReadBuffer);
+            }
+        }
+        Ok(h)
+    }
+
+    /// Header length in bytes (16 or 32).
+    pub fn header_len(&self) -> usize {
+        if self.extended {
+            EXTENDED_HEADER_LENGTH
+        } else {
+            MIN_HEADER_LENGTH
+        }
+    }
+
+    /// Raw special-value id (0 when none or not an extended header).
+    pub fn special_raw(&self) -> u8 {
+        if self.extended {
+            (self.blosc2_flags >> 4) & SPECIAL_MASK
+        } else {
+            0
+        }
+    }
+
+    /// The special-value kind, if known.
+    pub fn special(&self) -> Result<Special> {
+        Ok(match self.special_raw() {
+            0 => Special::None,
+            1 => Special::Zero,
+            2 => Special::Nan,
+            3 => Special::Value,
+            4 => Special::Uninit,
+            _ => return Err(Error::Data),
+        })
+    }
+
+    pub fn memcpyed(&self) -> bool {
+        self.flags & MEMCPYED != 0
+    }
+
+    pub fn dont_split(&self) -> bool {
+        self.flags & DONT_SPLIT != 0
+    }
+
+    pub fn compformat(&self) -> u8 {
+        self.flags >> 5
+    }
+
+    /// The codec id (built-in, or from the user-codec slot).
+    pub fn compcode(&self) -> u8 {
+        let f = self.compformat();
+        if f == crate::codecs::UDCODEC_FORMAT {
+            return self.udcompcode;
+        }
+        if self.extended {
+            // The extended header records the exact codec (e.g. LZ4HC vs LZ4).
+            return self.udcompcode;
+        }
+        match f {
+            0 => crate::codecs::BLOSCLZ,
+            1 => crate::codecs::LZ4,
+            3 => crate::codecs::ZLIB,
+            4 => crate::codecs::ZSTD,
+            other => other,
+        }
+    }
+
+    pub fn use_dict(&self) -> bool {
+        self.extended && self.blosc2_flags & USEDICT != 0
+    }
+
+    pub fn is_lazy(&self) -> bool {
+        self.extended && self.blosc2_flags & LAZY_CHUNK != 0 && self.special_raw() == 0
+    }
+
+    pub fn is_vl_blocks(&self) -> bool {
+        self.extended && self.blosc2_flags2 & VL_BLOCKS != 0
+    }
+
+    /// Number of blocks and the size of the last one (0 when all blocks are full).
+    pub fn nblocks_leftover(&self) -> (usize, usize) {
+        if self.is_vl_blocks() {
+            return (self.blocksize as usize, 0);
+        }
+        let nbytes = self.nbytes as usize;
+        let bs = self.blocksize as usize;
+        let leftover = nbytes % bs;
+        (nbytes / bs + usize::from(leftover > 0), leftover)
+    }
+
+    /// Writes the header (16 or 32 bytes) into `dst`.
+    pub fn write(&self, dst: &mut [u8]) {
+        dst[0] = self.version;
+        dst[1] = self.versionlz;
+        dst[2] = self.flags;
+        dst[3] = self.typesize;
+        dst[4..8].copy_from_slice(&self.nbytes.to_le_bytes());
+        dst[8..12].copy_from_slice(&self.blocksize.to_le_bytes());
+        dst[12..16].copy_from_slice(&self.cbytes.to_le_bytes());
+        if self.extended {
+            dst[16..22].copy_from_slice(&self.filters);
+            dst[22] = self.udcompcode;
+            dst[23] = self.compcode_meta;
+            dst[24..30].copy_from_slice(&self.filters_meta);
+            dst[30] = self.blosc2_flags2;
+            dst[31] = self.blosc2_flags;
+        }
+    }
+}
+
+/// The filter pipeline implied by the flags of a 16-byte (c-blosc 1.x) header.
+pub fn filters_from_flags(flags: u8) -> [u8; MAX_FILTERS] {
+    let mut f = [0u8; MAX_FILTERS];
+    if flags & DOSHUFFLE != 0 {
+        f[MAX_FILTERS - 1] = SHUFFLE;
+    }
+    if flags & DOBITSHUFFLE != 0 {
+        f[MAX_FILTERS - 1] = BITSHUFFLE;
+    }
+    if flags & DODELTA != 0 {
+        f[MAX_FILTERS - 2] = DELTA;
+    }
+    f
+}
+
+/// The header flag bits implied by a filter pipeline.
+pub fn flags_from_filters(filters: &[u8; MAX_FILTERS]) -> u8 {
+    let mut flags = 0;
+    for &f in filters {
+        match f {
+            SHUFFLE => flags |= DOSHUFFLE,
+            BITSHUFFLE => flags |= DOBITSHUFFLE,
+            DELTA => flags |= DODELTA,
+            _ => {}
+        }
+    }
+    flags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_write_round_trip() {
+        let h = ChunkHeader {
+            version: 5,
+            versionlz: 1,
+            flags: 0x25,
+            typesize: 8,
+            nbytes: 100000,
+            blocksize: 100000,
+            cbytes: 32,
+            filters: [0, 0, 0, 0, 0, 1],
+            udcompcode: 1,
+            compcode_meta: 0,
+            filters_meta: [0; 6],
+            blosc2_flags2: 0,
+            blosc2_flags: 0x10,
+            extended: true,
+        };
+        let mut b = [0u8; 32];
+        h.write(&mut b);
+        assert_eq!(
+            &b[..16],
+            &[5, 1, 0x25, 8, 0xa0, 0x86, 1, 0, 0xa0, 0x86, 1, 0, 0x20, 0, 0, 0]
+        );
+        let p = ChunkHeader::parse(&b).unwrap();
+        assert_eq!(p, h);
+        assert_eq!(p.special().unwrap(), Special::Zero);
+        assert_eq!(p.compcode(), 1);
+    }
+
+    #[test]
+    fn rejects_bad_headers() {
+        assert_eq!(ChunkHeader::parse(&[0u8; 10]), Err(Error::ReadBuffer));
+        let mut b = [0u8; 32];
+        b[0] = 7;
+        assert_eq!(ChunkHeader::parse(&b), Err(Error::VersionSupport));
+        b[0] = 2;
+        b[12] = 8; // cbytes too small
+        assert_eq!(ChunkHeader::parse(&b), Err(Error::InvalidHeader));
+    }
+}

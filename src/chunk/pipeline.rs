@@ -1,0 +1,272 @@
+//! The filter pipeline of one block, forward (compression) and backward (decompression).
+//!
+//! Buffers are cycled as in c-blosc2: each filter reads one buffer and writes another. The
+//! backward pipeline writes its last step straight into the destination block when it can, and
+//! DELTA always runs in place on the destination, because its reference is the chunk's first
+//! decoded block.
+
+use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
+use super::params::{CParams, DParams};
+use super::scratch::pair_mut;
+use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
+use crate::{Error, Result};
+
+/// Id of the bytedelta filter (registered plugin id in c-blosc2).
+pub const BYTEDELTA_BUGGY: u8 = 34;
+pub const BYTEDELTA: u8 = 35;
+/// Filters with ids above this are plugins or user-defined.
+pub const DEFINED_FILTERS_STOP: u8 = 31;
+
+/// Where the current data of a block lives while filters run.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Loc {
+    /// The caller's source (forward) or destination block (backward).
+    Outer,
+    Buf(usize),
+}
+
+fn free_buf(used: Loc) -> usize {
+    match used {
+        Loc::Buf(0) => 1,
+        _ => 0,
+    }
+}
+
+fn bytedelta_streams(typesize: usize, meta: u8) -> usize {
+    if meta == 0 {
+        typesize
+    } else {
+        meta as usize
+    }
+}
+
+/// Applies one forward filter from `src` to `dst` (equal lengths).
+#[allow(clippy::too_many_arguments)]
+fn forward_one(
+    filter: u8,
+    meta: u8,
+    typesize: usize,
+    chunk_src: &[u8],
+    offset: usize,
+    src: &[u8],
+    dst: &mut [u8],
+    params: &CParams,
+    nblock: usize,
+) -> Result<()> {
+    match filter {
+        SHUFFLE => shuffle::shuffle_with_meta(typesize, meta, src, dst),
+        BITSHUFFLE => bitshuffle::bitshuffle(typesize, src, dst)?,
+        DELTA => delta::delta_encode(chunk_src, offset, src, typesize, dst),
+        TRUNC_PREC => trunc_prec::truncate_precision(meta as i8, typesize, src, dst)?,
+        BYTEDELTA => bytedelta::bytedelta_forward(bytedelta_streams(typesize, meta), src, dst),
+        f if f > DEFINED_FILTERS_STOP => {
+            let uf = params
+                .user_filters
+                .iter()
+                .find(|(id, _)| *id == f)
+                .ok_or(Error::FilterPipeline)?;
+            if uf.1.forward(src, dst, meta, params, nblock as i32) != 0 {
+                return Err(Error::FilterPipeline);
+            }
+        }
+        _ => return Err(Error::FilterPipeline),
+    }
+    Ok(())
+}
+
+/// Runs prefilter and filters over block `nblock` (`bsize` bytes at `offset` of `chunk_src`).
+/// Returns where the filtered block is: `Loc::Outer` means the untouched source.
+pub fn forward(
+    params: &CParams,
+    typesize: usize,
+    chunk_src: &[u8],
+    offset: usize,
+    bsize: usize,
+    nblock: usize,
+    tid: usize,
+    bufs: &mut [Vec<u8>; 3],
+) -> Result<Loc> {
+    let mut cur = Loc::Outer;
+    if let Some(pre) = &params.prefilter {
+        let out = &mut bufs[0][..bsize];
+        let input = &chunk_src[offset..offset + bsize];
+        if pre.call(input, out, offset as i32, nblock as i32, tid as i32) != 0 {
+            return Err(Error::FilterPipeline);
+        }
+        cur = Loc::Buf(0);
+    }
+    for i in 0..MAX_FILTERS {
+        let f = params.filters[i];
+        if f == NOFILTER {
+            continue;
+        }
+        let meta = params.filters_meta[i];
+        let dsti = free_buf(cur);
+        match cur {
+            Loc::Outer => {
+                let src = &chunk_src[offset..offset + bsize];
+                forward_one(
+                    f,
+                    meta,
+                    typesize,
+                    chunk_src,
+                    offset,
+                    src,
+                    &mut bufs[dsti][..bsize],
+                    params,
+                    nblock,
+                )?;
+            }
+            Loc::Buf(s) => {
+                let (src, dst) = pair_mut(bufs, s, dsti);
+                forward_one(
+                    f,
+                    meta,
+                    typesize,
+                    chunk_src,
+                    offset,
+                    &src[..bsize],
+                    &mut dst[..bsize],
+                    params,
+                    nblock,
+                )?;
+            }
+        }
+        cur = Loc::Buf(dsti);
+    }
+    Ok(cur)
+}
+
+/// The filters that act on decompression, in the order they are undone.
+pub fn backward_steps(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Vec<(u8, u8)> {
+    (0..MAX_FILTERS)
+        .rev()
+        .filter(|&i| filters[i] != NOFILTER && filters[i] != TRUNC_PREC)
+        .map(|i| (filters[i], meta[i]))
+        .collect()
+}
+
+/// Where the codec should decode a block: straight into the destination when no filter (or only
+/// DELTA first) has to run before it, and there is no postfilter.
+pub fn decode_target(steps: &[(u8, u8)], has_postfilter: bool) -> Loc {
+    if has_postfilter {
+        return Loc::Buf(0);
+    }
+    match steps.first() {
+        None => Loc::Outer,
+        Some((DELTA, _)) => Loc::Outer,
+        _ => Loc::Buf(0),
+    }
+}
+
+/// Parameters of the backward pipeline that are the same for every block of a chunk.
+pub struct Backward<'a> {
+    pub steps: &'a [(u8, u8)],
+    pub typesize: usize,
+    pub format_version: u8,
+    pub dparams: &'a DParams,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn backward_one(
+    bw: &Backward<'_>,
+    filter: u8,
+    meta: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    nblock: usize,
+) -> Result<()> {
+    let ts = bw.typesize;
+    match filter {
+        SHUFFLE => shuffle::unshuffle_with_meta(ts, meta, src, dst),
+        BITSHUFFLE => bitshuffle::bitunshuffle(ts, src, dst, bw.format_version)?,
+        BYTEDELTA => bytedelta::bytedelta_backward(bytedelta_streams(ts, meta), src, dst),
+        BYTEDELTA_BUGGY => {
+            bytedelta::bytedelta_buggy_backward(bytedelta_streams(ts, meta), src, dst)
+        }
+        f if f > DEFINED_FILTERS_STOP => {
+            let uf = bw
+                .dparams
+                .user_filters
+                .iter()
+                .find(|(id, _)| *id == f)
+                .ok_or(Error::FilterPipeline)?;
+            let rc = uf.1.backward(src, dst, meta, bw.dparams, nblock as i32);
+            if rc != 0 {
+                return Err(if rc < 0 {
+                    Error::from_code(rc).unwrap_or(Error::FilterPipeline)
+                } else {
+                    Error::FilterPipeline
+                });
+            }
+        }
+        _ => return Err(Error::FilterPipeline),
+    }
+    Ok(())
+}
+
+/// Undoes the filters of one block whose codec output is at `start`, leaving the result in
+/// `dest` (the block's place in the output). `dref` is the chunk's first decoded block, needed
+/// by DELTA (None when this is block 0). `offset` is the block's byte offset in the chunk.
+#[allow(clippy::too_many_arguments)]
+pub fn backward(
+    bw: &Backward<'_>,
+    start: Loc,
+    dest: &mut [u8],
+    dref: Option<&[u8]>,
+    offset: usize,
+    nblock: usize,
+    tid: usize,
+    bufs: &mut [Vec<u8>; 3],
+) -> Result<()> {
+    let bsize = dest.len();
+    let postfilter = bw.dparams.postfilter.as_ref();
+    let mut cur = start;
+    let n = bw.steps.len();
+    for (si, &(f, meta)) in bw.steps.iter().enumerate() {
+        if f == DELTA {
+            if let Loc::Buf(s) = cur {
+                dest.copy_from_slice(&bufs[s][..bsize]);
+            }
+            delta::delta_decode(dref, offset, dest, bw.typesize);
+            cur = Loc::Outer;
+            continue;
+        }
+        let next_is_delta = bw.steps.get(si + 1).map(|s| s.0) == Some(DELTA);
+        let to_dest = postfilter.is_none() && (si + 1 == n || next_is_delta) && cur != Loc::Outer;
+        match (cur, to_dest) {
+            (Loc::Buf(s), true) => {
+                backward_one(bw, f, meta, &bufs[s][..bsize], dest, nblock)?;
+                cur = Loc::Outer;
+            }
+            (Loc::Buf(s), false) => {
+                let d = free_buf(cur);
+                let (src, dst) = pair_mut(bufs, s, d);
+                backward_one(bw, f, meta, &src[..bsize], &mut dst[..bsize], nblock)?;
+                cur = Loc::Buf(d);
+            }
+            (Loc::Outer, _) => {
+                bufs[0][..bsize].copy_from_slice(dest);
+                let (src, dst) = pair_mut(bufs, 0, 1);
+                backward_one(bw, f, meta, &src[..bsize], &mut dst[..bsize], nblock)?;
+                cur = Loc::Buf(1);
+            }
+        }
+    }
+    if let Some(post) = postfilter {
+        let input_copy;
+        let input: &[u8] = match cur {
+            Loc::Buf(s) => &bufs[s][..bsize],
+            Loc::Outer => {
+                input_copy = dest.to_vec();
+                &input_copy
+            }
+        };
+        if post.call(input, dest, offset as i32, nblock as i32, tid as i32) != 0 {
+            return Err(Error::Postfilter);
+        }
+    } else if let Loc::Buf(s) = cur {
+        dest.copy_from_slice(&bufs[s][..bsize]);
+    }
+    Ok(())
+}

@@ -1,0 +1,48 @@
+//! Per-thread working memory for the block pipeline: filter buffers and codec contexts.
+//! Kept in a thread-local so that context worker threads and callers reuse it across calls;
+//! taken out while in use, so a re-entrant call (e.g. from a user codec) gets a fresh one.
+
+use crate::codecs::CodecScratch;
+use std::cell::Cell;
+
+/// Working buffers for one block.
+#[derive(Default)]
+pub struct Scratch {
+    pub bufs: [Vec<u8>; 3],
+    pub codec: CodecScratch,
+}
+
+impl Scratch {
+    /// Makes every buffer at least `n` bytes long.
+    pub fn ensure(&mut self, n: usize) {
+        for b in self.bufs.iter_mut() {
+            if b.len() < n {
+                b.resize(n, 0);
+            }
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with this thread's scratch.
+pub fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut s = SCRATCH.with(|c| c.take()).unwrap_or_default();
+    let r = f(&mut s);
+    SCRATCH.with(|c| c.set(Some(s)));
+    r
+}
+
+/// Two distinct elements of a slice, one shared and one mutable.
+pub fn pair_mut<T>(v: &mut [T], read: usize, write: usize) -> (&T, &mut T) {
+    assert_ne!(read, write);
+    if read < write {
+        let (a, b) = v.split_at_mut(write);
+        (&a[read], &mut b[0])
+    } else {
+        let (a, b) = v.split_at_mut(read);
+        (&b[0], &mut a[write])
+    }
+}

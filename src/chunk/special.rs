@@ -1,0 +1,46 @@
+//! Special-value chunks: a header (plus one value) that stands for a whole chunk of zeros,
+//! NaNs, a repeated value, or uninitialised bytes.
+
+use super::header::*;
+use super::params::CParams;
+use crate::{Error, Result};
+
+/// Writes a special chunk of `nbytes` bytes into `dst`; returns its length.
+pub fn make(params: &CParams, kind: Special, nbytes: i32, value: Option<&[u8]>, dst: &mut [u8]) -> Result<usize> {
+    let typesize = params.typesize;
+    if typesize <= 0 || typesize > MAX_TYPESIZE as i32 {
+        return Err(Error::InvalidParam);
+    }
+    if nbytes < 0 || nbytes % typesize != 0 {
+        return Err(Error::InvalidParam);
+    }
+    if kind == Special::Nan && typesize != 4 && typesize != 8 {
+        return Err(Error::InvalidParam);
+    }
+    let len = EXTENDED_HEADER_LENGTH + if kind == Special::Value { typesize as usize } else { 0 };
+    if dst.len() < len {
+        return Err(Error::WriteBuffer);
+    }
+    let header = ChunkHeader {
+        version: VERSION_FORMAT_STABLE,
+        versionlz: 1,
+        flags: DOSHUFFLE | DOBITSHUFFLE,
+        typesize: typesize as u8,
+        nbytes,
+        blocksize: nbytes,
+        cbytes: len as i32,
+        filters: params.filters,
+        udcompcode: params.compcode,
+        compcode_meta: params.compcode_meta,
+        filters_meta: params.filters_meta,
+        blosc2_flags2: 0,
+        blosc2_flags: (kind as u8) << 4,
+        extended: true,
+    };
+    header.write(dst);
+    if kind == Special::Value {
+        let v = value.ok_or(Error::NullPointer)?;
+        dst[EXTENDED_HEADER_LENGTH..len].copy_from_slice(&v[..typesize as usize]);
+    }
+    Ok(len)
+}
