@@ -80,7 +80,8 @@ pub fn compute_blocksize(
             blocksize = match clevel {
                 1..=3 => 32 * 1024,
                 4..=6 => 64 * 1024,
-                7 | 8 => 256 * 1024,
+                7 => 128 * 1024,
+                8 => 256 * 1024,
                 _ => 512 * 1024,
             };
             blocksize = blocksize.saturating_mul(typesize);

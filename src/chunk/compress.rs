@@ -20,6 +20,8 @@ struct BlockJob<'a> {
     /// Streams that are all one byte value are stored as runs (extended headers only).
     detect_runs: bool,
     dict: Dict<'a>,
+    /// The raw dictionary stored after the block starts, when one was trained.
+    dict_bytes: Option<&'a [u8]>,
 }
 
 impl BlockJob<'_> {
@@ -223,8 +225,16 @@ pub fn compress(params: &CParams, pool: Option<&rayon::ThreadPool>, src: &[u8], 
         header.flags |= codecs::compformat(params.compcode) << 5;
     }
 
+    if params.use_dict && !matches!(params.compcode, codecs::ZSTD | codecs::LZ4 | codecs::LZ4HC) {
+        return Err(Error::CodecParam);
+    }
+    // Dictionaries smaller than this do not pay for themselves; c-blosc2 skips them.
+    let use_dict = params.use_dict && !memcpyed && src.len() / 20 >= MINUSEFULDICT;
+    if use_dict {
+        header.blosc2_flags |= USEDICT;
+    }
     if !memcpyed {
-        let job = BlockJob {
+        let mut job = BlockJob {
             params,
             src,
             typesize: typesize as usize,
@@ -234,7 +244,20 @@ pub fn compress(params: &CParams, pool: Option<&rayon::ThreadPool>, src: &[u8], 
             split,
             detect_runs: true,
             dict: Dict::None,
+            dict_bytes: None,
         };
+        let trained;
+        let prepared;
+        if use_dict {
+            trained = train_dict(&job)?;
+            job.dict_bytes = Some(&trained);
+            job.dict = if params.compcode == codecs::ZSTD {
+                prepared = codecs::zstd::PreparedDict::for_compression(&trained, params.clevel as i32);
+                Dict::Zstd(&prepared)
+            } else {
+                Dict::Lz4(&trained)
+            };
+        }
         let n = compress_blocks(&job, pool, &header, dst)?;
         if n > 0 {
             return Ok(n);
@@ -264,13 +287,45 @@ pub fn compress(params: &CParams, pool: Option<&rayon::ThreadPool>, src: &[u8], 
 }
 
 const HEADER_LEN: usize = EXTENDED_HEADER_LENGTH;
+/// Largest dictionary written (BLOSC2_MAXDICTSIZE).
+pub const MAXDICTSIZE: usize = 32 * 1024;
+/// Smallest dictionary worth training (BLOSC2_MINUSEFULDICT).
+pub const MINUSEFULDICT: usize = 256;
+
+/// Trains a dictionary on the filtered blocks of the chunk (8 equal samples, as c-blosc2).
+fn train_dict(job: &BlockJob<'_>) -> Result<Vec<u8>> {
+    let mut filtered = vec![0u8; job.src.len()];
+    with_scratch(|s| -> Result<()> {
+        s.ensure(job.blocksize);
+        for nblock in 0..job.nblocks {
+            let off = nblock * job.blocksize;
+            let len = job.block_len(nblock);
+            let loc = pipeline::forward(job.params, job.typesize, job.src, off, len, nblock, 0, &mut s.bufs)?;
+            let data = match loc {
+                Loc::Outer => &job.src[off..off + len],
+                Loc::Buf(i) => &s.bufs[i][..len],
+            };
+            filtered[off..off + len].copy_from_slice(data);
+        }
+        Ok(())
+    })?;
+    let max_size = MAXDICTSIZE.min(job.src.len() / 20);
+    let nsamples = 8;
+    let sample = job.src.len() / nsamples;
+    codecs::zstd::train_dict(&filtered, &[sample; 8], max_size)
+}
 
 /// Compresses all blocks after the header; 0 when the result does not fit in `dst`.
 fn compress_blocks(job: &BlockJob<'_>, pool: Option<&rayon::ThreadPool>, header: &ChunkHeader, dst: &mut [u8]) -> Result<usize> {
     let bstarts_at = HEADER_LEN;
-    let data_at = bstarts_at + 4 * job.nblocks;
+    let dict_at = bstarts_at + 4 * job.nblocks;
+    let data_at = dict_at + job.dict_bytes.map_or(0, |d| 4 + d.len());
     if data_at > dst.len() {
         return Ok(0);
+    }
+    if let Some(d) = job.dict_bytes {
+        dst[dict_at..dict_at + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
+        dst[dict_at + 4..data_at].copy_from_slice(d);
     }
     let mut pos = data_at;
     let mut bstarts = Vec::with_capacity(job.nblocks);
@@ -316,7 +371,7 @@ fn compress_blocks(job: &BlockJob<'_>, pool: Option<&rayon::ThreadPool>, header:
     let mut header = *header;
     // A chunk made only of zero runs becomes a special zeros chunk (just the header).
     let nstreams: usize = (0..job.nblocks).map(|b| job.nstreams(b)).sum();
-    if pos == data_at + 4 * nstreams {
+    if pos == dict_at + 4 * nstreams {
         header.blosc2_flags |= (Special::Zero as u8) << 4;
         pos = HEADER_LEN;
     }

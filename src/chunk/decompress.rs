@@ -159,7 +159,7 @@ impl<'a> Chunk<'a> {
         }
         let mut src = &self.src[src_offset as usize..];
         let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
-        let nstreams = if !h.dont_split() && !leftover_block && !h.use_dict() {
+        let nstreams = if !h.dont_split() && !leftover_block {
             h.typesize as usize
         } else {
             1
