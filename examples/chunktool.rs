@@ -45,6 +45,22 @@ fn main() {
             let r = d.getitem_bytes(&src, start, n, &mut dst).unwrap();
             std::fs::write(&a[5], &dst[..r]).unwrap();
         }
+        "v" => {
+            let mut p = CParams::default();
+            p.compcode = a[2].parse().unwrap();
+            p.clevel = a[3].parse().unwrap();
+            p.typesize = a[4].parse().unwrap();
+            let filters: Vec<u8> = a[5].split(',').map(|x| x.parse().unwrap()).collect();
+            p.filters = [0; 6];
+            let k = 6 - filters.len();
+            p.filters[k..].copy_from_slice(&filters);
+            p.use_dict = std::env::var("USE_DICT").is_ok();
+            let blocks: Vec<Vec<u8>> = a[7..].iter().map(|f| std::fs::read(f).unwrap()).collect();
+            let refs: Vec<&[u8]> = blocks.iter().map(|b| &b[..]).collect();
+            let mut dst = vec![0u8; blocks.iter().map(|b| b.len()).sum::<usize>() + 64 * blocks.len() + 40000];
+            let n = blosc2::chunk::vlblocks::vlcompress(&p, &refs, &mut dst).unwrap();
+            std::fs::write(&a[6], &dst[..n]).unwrap();
+        }
         _ => panic!("usage"),
     }
 }

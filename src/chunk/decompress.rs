@@ -95,12 +95,12 @@ impl<'a> Chunk<'a> {
         }
     }
 
-    fn bstart(&self, nblock: usize) -> i32 {
+    pub(crate) fn bstart(&self, nblock: usize) -> i32 {
         let b = &self.bstarts[4 * nblock..4 * nblock + 4];
         i32::from_le_bytes([b[0], b[1], b[2], b[3]])
     }
 
-    fn dict(&self) -> Dict<'_> {
+    pub(crate) fn dict(&self) -> Dict<'_> {
         match (&self.zdict, self.lz4dict) {
             (Some(z), _) => Dict::Zstd(z),
             (_, Some(l)) => Dict::Lz4(l),
@@ -264,7 +264,7 @@ pub fn decompress(
         return Ok(0);
     }
     if h.is_vl_blocks() {
-        return Err(Error::InvalidParam);
+        return super::vlblocks::decompress_concat(dparams, &chunk, dst);
     }
     let nbytes = h.nbytes as usize;
     let bs = h.blocksize as usize;

@@ -8,6 +8,7 @@ pub mod params;
 pub mod pipeline;
 pub mod scratch;
 pub mod special;
+pub mod vlblocks;
 
 pub use header::ChunkHeader;
 pub use params::{CParams, DParams};
