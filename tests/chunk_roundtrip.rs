@@ -1,0 +1,303 @@
+//! Round trips through the chunk engine over codecs, levels, filters, split modes and threads;
+//! getitem and maskout against full decompression; corrupted chunks never panic.
+
+use blosc2::chunk::header::{ChunkHeader, Special};
+use blosc2::chunk::params::{ALWAYS_SPLIT, AUTO_SPLIT, NEVER_SPLIT};
+use blosc2::chunk::{special, vlblocks, CParams, Compressor, DParams, Decompressor};
+use blosc2::Error;
+
+fn datasets() -> Vec<(&'static str, Vec<u8>)> {
+    let mut rng = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    vec![
+        (
+            "ramp_i64",
+            (0..50_000i64).flat_map(|i| i.to_le_bytes()).collect(),
+        ),
+        (
+            "sine_f32",
+            (0..70_001)
+                .flat_map(|i| ((i as f32 / 50.0).sin() * 1000.0).to_le_bytes())
+                .collect(),
+        ),
+        ("random", (0..40_000).map(|_| next() as u8).collect()),
+        ("zeros", vec![0u8; 100_000]),
+        ("run7", vec![7u8; 65_536]),
+        ("tiny", (0..20u8).collect()),
+        ("empty", Vec::new()),
+    ]
+}
+
+fn compress(p: &CParams, src: &[u8]) -> Vec<u8> {
+    let c = Compressor::new(p.clone()).unwrap();
+    let mut dst = vec![0u8; src.len() + 32];
+    let n = c.compress(src, &mut dst).unwrap();
+    assert!(n >= 32, "compress returned {n}");
+    dst.truncate(n);
+    dst
+}
+
+fn decompress(chunk: &[u8], nthreads: i16) -> Vec<u8> {
+    let d = Decompressor::new(DParams {
+        nthreads,
+        ..Default::default()
+    })
+    .unwrap();
+    let h = ChunkHeader::parse(chunk).unwrap();
+    let mut out = vec![0u8; h.nbytes as usize];
+    let n = d.decompress(chunk, &mut out, None).unwrap();
+    assert_eq!(n, out.len());
+    out
+}
+
+#[test]
+fn round_trips_across_parameters() {
+    for (name, data) in datasets() {
+        for compcode in [1u8, 2, 4, 5] {
+            for clevel in [0u8, 1, 5, 9] {
+                for typesize in [1, 4, 8] {
+                    for splitmode in [ALWAYS_SPLIT, NEVER_SPLIT, AUTO_SPLIT] {
+                        let p = CParams {
+                            compcode,
+                            clevel,
+                            typesize,
+                            splitmode,
+                            ..Default::default()
+                        };
+                        let chunk = compress(&p, &data);
+                        let h = ChunkHeader::parse(&chunk).unwrap();
+                        assert_eq!(h.nbytes as usize, data.len());
+                        assert_eq!(h.cbytes as usize, chunk.len());
+                        assert!(
+                            chunk.len() <= data.len() + 32,
+                            "{name}: chunk larger than data + header"
+                        );
+                        assert_eq!(
+                            decompress(&chunk, 1),
+                            data,
+                            "{name} {compcode} {clevel} {typesize} {splitmode}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn threads_give_the_same_chunk_and_data() {
+    let data: Vec<u8> = (0..1_000_000u32)
+        .flat_map(|i| (i / 3).to_le_bytes())
+        .collect();
+    for compcode in [1u8, 5] {
+        let p1 = CParams {
+            compcode,
+            typesize: 4,
+            blocksize: 32 * 1024,
+            ..Default::default()
+        };
+        let p2 = CParams {
+            nthreads: 2,
+            ..p1.clone()
+        };
+        let c1 = compress(&p1, &data);
+        let c2 = compress(&p2, &data);
+        assert_eq!(c1, c2, "parallel compression must write the same bytes");
+        assert_eq!(decompress(&c1, 2), data);
+        assert_eq!(decompress(&c1, 3), data);
+    }
+}
+
+#[test]
+fn zero_chunk_becomes_special() {
+    let p = CParams {
+        compcode: 1,
+        ..Default::default()
+    };
+    let chunk = compress(&p, &vec![0u8; 100_000]);
+    assert_eq!(chunk.len(), 32);
+    let h = ChunkHeader::parse(&chunk).unwrap();
+    assert_eq!(h.special().unwrap(), Special::Zero);
+    assert_eq!(decompress(&chunk, 1), vec![0u8; 100_000]);
+}
+
+#[test]
+fn incompressible_data_is_memcpyed_when_tight() {
+    let mut x = 88172645463325252u64;
+    let data: Vec<u8> = (0..100_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    let c = Compressor::new(CParams {
+        compcode: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut dst = vec![0u8; data.len() + 32];
+    let n = c.compress(&data, &mut dst).unwrap();
+    assert_eq!(n, data.len() + 32);
+    let h = ChunkHeader::parse(&dst[..n]).unwrap();
+    assert!(h.memcpyed());
+    // One byte less than header + data: it cannot fit at all.
+    let mut small = vec![0u8; data.len() + 31];
+    assert_eq!(c.compress(&data, &mut small).unwrap(), 0);
+}
+
+#[test]
+fn getitem_and_maskout_agree_with_full_decompression() {
+    let data: Vec<u8> = (0..200_000u32)
+        .flat_map(|i| (i % 1000).to_le_bytes())
+        .collect();
+    let p = CParams {
+        compcode: 1,
+        typesize: 4,
+        blocksize: 16 * 1024,
+        ..Default::default()
+    };
+    let chunk = compress(&p, &data);
+    let d = Decompressor::new(DParams::default()).unwrap();
+    for (start, len) in [
+        (0usize, 4usize),
+        (16380, 8),
+        (100_000, 50_000),
+        (799_996, 4),
+        (4, 799_996),
+    ] {
+        let mut out = vec![0u8; len];
+        assert_eq!(d.getitem_bytes(&chunk, start, len, &mut out).unwrap(), len);
+        assert_eq!(out, &data[start..start + len]);
+    }
+    let mut out = vec![0u8; 4];
+    assert_eq!(
+        d.getitem_bytes(&chunk, 799_998, 4, &mut out),
+        Err(Error::InvalidParam)
+    );
+    let nblocks = data.len().div_ceil(16 * 1024);
+    let mask: Vec<bool> = (0..nblocks).map(|i| i % 2 == 1).collect();
+    let mut out = vec![0xEEu8; data.len()];
+    d.decompress(&chunk, &mut out, Some(&mask)).unwrap();
+    for (i, block) in out.chunks(16 * 1024).enumerate() {
+        if mask[i] {
+            assert!(
+                block.iter().all(|&b| b == 0xEE),
+                "masked block {i} was written"
+            );
+        } else {
+            assert_eq!(block, &data[i * 16 * 1024..i * 16 * 1024 + block.len()]);
+        }
+    }
+    assert_eq!(
+        d.decompress(&chunk, &mut out, Some(&mask[1..])),
+        Err(Error::Data)
+    );
+}
+
+#[test]
+fn special_chunks() {
+    let p = CParams {
+        typesize: 8,
+        ..Default::default()
+    };
+    let mut buf = [0u8; 64];
+    let n = special::make(&p, Special::Nan, 800, None, &mut buf).unwrap();
+    assert_eq!(n, 32);
+    let out = decompress(&buf[..n], 1);
+    assert!(out
+        .chunks(8)
+        .all(|c| f64::from_le_bytes(c.try_into().unwrap()).is_nan()));
+    let v = 0x0102030405060708u64.to_le_bytes();
+    let n = special::make(&p, Special::Value, 800, Some(&v), &mut buf).unwrap();
+    assert_eq!(n, 40);
+    let out = decompress(&buf[..n], 1);
+    assert!(out.chunks(8).all(|c| c == v));
+    assert_eq!(
+        special::make(&p, Special::Zero, 801, None, &mut buf),
+        Err(Error::InvalidParam)
+    );
+    let p4 = CParams {
+        typesize: 3,
+        ..Default::default()
+    };
+    assert_eq!(
+        special::make(&p4, Special::Nan, 300, None, &mut buf),
+        Err(Error::InvalidParam)
+    );
+}
+
+#[test]
+fn vl_blocks_round_trip() {
+    let blocks: Vec<Vec<u8>> = (1..30)
+        .map(|i| (0..i * 37).map(|j| (j % (i + 3)) as u8).collect())
+        .collect();
+    let refs: Vec<&[u8]> = blocks.iter().map(|b| &b[..]).collect();
+    for compcode in [1u8, 2, 4, 5] {
+        let p = CParams {
+            compcode,
+            typesize: 4,
+            ..Default::default()
+        };
+        let mut dst = vec![0u8; 100_000];
+        let n = vlblocks::vlcompress(&p, &refs, &mut dst).unwrap();
+        let chunk = &dst[..n];
+        assert_eq!(vlblocks::nblocks(chunk).unwrap(), 29);
+        let all = vlblocks::decompress_blocks(&DParams::default(), chunk).unwrap();
+        assert_eq!(all, blocks);
+        assert_eq!(
+            vlblocks::decompress_block(&DParams::default(), chunk, 7).unwrap(),
+            blocks[7]
+        );
+        assert_eq!(decompress(chunk, 1), blocks.concat());
+    }
+    let p = CParams::default();
+    let mut dst = vec![0u8; 1000];
+    assert_eq!(
+        vlblocks::vlcompress(&p, &[b"abc", b""], &mut dst),
+        Err(Error::InvalidParam)
+    );
+}
+
+#[test]
+fn corrupted_chunks_never_panic() {
+    let data: Vec<u8> = (0..30_000u32)
+        .flat_map(|i| (i % 777).to_le_bytes())
+        .collect();
+    let d = Decompressor::new(DParams::default()).unwrap();
+    let mut rng = 42u64;
+    for compcode in [1u8, 4, 5] {
+        let p = CParams {
+            compcode,
+            typesize: 4,
+            blocksize: 8192,
+            ..Default::default()
+        };
+        let chunk = compress(&p, &data);
+        let mut out = vec![0u8; data.len()];
+        for _ in 0..3000 {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut bad = chunk.clone();
+            let pos = (rng >> 33) as usize
+                % if rng & 1 == 0 {
+                    64.min(bad.len())
+                } else {
+                    bad.len()
+                };
+            bad[pos] ^= 1 << ((rng >> 20) & 7);
+            if rng & 0x300 == 0 {
+                bad.truncate((rng >> 40) as usize % bad.len());
+            }
+            let _ = d.decompress(&bad, &mut out, None);
+            let _ = d.getitem_bytes(&bad, 4000, 400, &mut out);
+        }
+    }
+}
