@@ -26,14 +26,20 @@ fn main() {
             std::fs::write(&a[9], &dst[..n]).unwrap();
         }
         "d" => {
-            let p = DParams { nthreads: a[2].parse().unwrap(), ..Default::default() };
+            let p = DParams {
+                nthreads: a[2].parse().unwrap(),
+                ..Default::default()
+            };
             let src = std::fs::read(&a[3]).unwrap();
             let (nbytes, _, _) = blosc2::chunk::cbuffer_sizes(&src).unwrap();
             let mut dst = vec![0u8; nbytes as usize];
             let d = Decompressor::new(p).unwrap();
             match d.decompress(&src, &mut dst, None) {
                 Ok(n) => std::fs::write(&a[4], &dst[..n]).unwrap(),
-                Err(e) => { eprintln!("{e}"); std::process::exit(1) }
+                Err(e) => {
+                    eprintln!("{e}");
+                    std::process::exit(1)
+                }
             }
         }
         "g" => {
@@ -57,7 +63,11 @@ fn main() {
             p.use_dict = std::env::var("USE_DICT").is_ok();
             let blocks: Vec<Vec<u8>> = a[7..].iter().map(|f| std::fs::read(f).unwrap()).collect();
             let refs: Vec<&[u8]> = blocks.iter().map(|b| &b[..]).collect();
-            let mut dst = vec![0u8; blocks.iter().map(|b| b.len()).sum::<usize>() + 64 * blocks.len() + 40000];
+            let mut dst =
+                vec![
+                    0u8;
+                    blocks.iter().map(|b| b.len()).sum::<usize>() + 64 * blocks.len() + 40000
+                ];
             let n = blosc2::chunk::vlblocks::vlcompress(&p, &refs, &mut dst).unwrap();
             std::fs::write(&a[6], &dst[..n]).unwrap();
         }

@@ -75,7 +75,15 @@ pub fn compute_blocksize(
                 }
             };
         }
-        if clevel > 0 && split_block(splitmode, compcode, clevel, filter_flags, typesize, blocksize)
+        if clevel > 0
+            && split_block(
+                splitmode,
+                compcode,
+                clevel,
+                filter_flags,
+                typesize,
+                blocksize,
+            )
         {
             blocksize = match clevel {
                 1..=3 => 32 * 1024,

@@ -66,11 +66,26 @@ fn is_run(s: &[u8]) -> bool {
 }
 
 /// Compresses block `nblock` into `out`. Returns the bytes written, or 0 when it did not fit.
-fn compress_block(job: &BlockJob<'_>, nblock: usize, tid: usize, out: &mut [u8], s: &mut Scratch) -> Result<usize> {
+fn compress_block(
+    job: &BlockJob<'_>,
+    nblock: usize,
+    tid: usize,
+    out: &mut [u8],
+    s: &mut Scratch,
+) -> Result<usize> {
     let bsize = job.block_len(nblock);
     let offset = nblock * job.blocksize;
     s.ensure(job.blocksize);
-    let loc = pipeline::forward(job.params, job.typesize, job.src, offset, bsize, nblock, tid, &mut s.bufs)?;
+    let loc = pipeline::forward(
+        job.params,
+        job.typesize,
+        job.src,
+        offset,
+        bsize,
+        nblock,
+        tid,
+        &mut s.bufs,
+    )?;
     let Scratch { bufs, codec } = s;
     let filtered: &[u8] = match loc {
         Loc::Outer => &job.src[offset..offset + bsize],
@@ -112,7 +127,14 @@ fn compress_block(job: &BlockJob<'_>, nblock: usize, tid: usize, out: &mut [u8],
                 }
                 r as usize
             }
-            _ => codecs::compress_stream(job.params.compcode, job.params.clevel, stream, dst, &job.dict, codec)?,
+            _ => codecs::compress_stream(
+                job.params.compcode,
+                job.params.clevel,
+                stream,
+                dst,
+                &job.dict,
+                codec,
+            )?,
         };
         if cbytes > maxout {
             return Err(Error::WriteBuffer);
@@ -133,19 +155,43 @@ fn compress_block(job: &BlockJob<'_>, nblock: usize, tid: usize, out: &mut [u8],
     Ok(pos)
 }
 
-/// Validates compression parameters the way `blosc2_create_cctx`/`blosc2_compress_ctx` do.
+/// Whether a filter id may appear in cparams (checked when a context is created): the
+/// built-in filters, the ids c-blosc2 registers at init (32..=36) and the user range (160..).
+pub fn filter_id_allowed(f: u8) -> bool {
+    matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC)
+        || (32..=36).contains(&f)
+        || f >= 160
+}
+
+/// Validates parameters at context creation (c-blosc2 returns a NULL context for these).
+pub fn validate_for_create(params: &CParams) -> Result<()> {
+    if params.filters.iter().all(|&f| filter_id_allowed(f)) {
+        Ok(())
+    } else {
+        Err(Error::FilterPipeline)
+    }
+}
+
+/// Validates compression parameters the way `blosc2_compress_ctx` does (same error codes).
 pub fn validate(params: &CParams) -> Result<()> {
+    validate_for_create(params)?;
     if params.clevel > 9 {
         return Err(Error::CodecParam);
     }
     if !codecs::is_builtin(params.compcode) && params.user_codec.is_none() {
         return Err(Error::CodecSupport);
     }
-    for &f in &params.filters {
-        let known = matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC)
-            || f == pipeline::BYTEDELTA
-            || params.user_filters.iter().any(|(id, _)| *id == f);
-        if !known {
+    if params.blocksize < 0 {
+        return Err(Error::InvalidParam);
+    }
+    for (i, &f) in params.filters.iter().enumerate() {
+        let usable = match f {
+            NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC => true,
+            // bytedelta needs its number of streams in filters_meta.
+            pipeline::BYTEDELTA => params.filters_meta[i] != 0,
+            _ => params.user_filters.iter().any(|(id, _)| *id == f),
+        };
+        if !usable {
             return Err(Error::FilterPipeline);
         }
     }
@@ -172,17 +218,26 @@ pub(crate) fn for_each_block<T: Send>(
 
 /// Compresses `src` into `dst` as one chunk. Returns the chunk size, or 0 when it cannot fit
 /// in `dst` (as c-blosc2 does).
-pub fn compress(params: &CParams, pool: Option<&rayon::ThreadPool>, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+pub fn compress(
+    params: &CParams,
+    pool: Option<&rayon::ThreadPool>,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize> {
     validate(params)?;
     if src.len() as i64 > MAX_BUFFERSIZE {
         return Err(Error::MaxBufsizeExceeded);
     }
     if dst.len() < MAX_OVERHEAD {
-        return Ok(0);
+        return Err(Error::MaxBufsizeExceeded);
     }
     let nbytes = src.len() as i32;
     // A typesize that does not fit the header byte makes the buffer a plain byte stream.
-    let typesize: i32 = if params.typesize > MAX_TYPESIZE as i32 || params.typesize <= 0 { 1 } else { params.typesize };
+    let typesize: i32 = if params.typesize > MAX_TYPESIZE as i32 || params.typesize <= 0 {
+        1
+    } else {
+        params.typesize
+    };
     let filter_flags = flags_from_filters(&params.filters);
     let blocksize = compute_blocksize(
         params.compcode,
@@ -214,7 +269,14 @@ pub fn compress(params: &CParams, pool: Option<&rayon::ThreadPool>, src: &[u8], 
         extended: true,
     };
     let memcpyed = params.clevel == 0 || nbytes < MIN_BUFFERSIZE;
-    let split = split_block(params.splitmode, params.compcode, params.clevel, filter_flags, typesize, blocksize);
+    let split = split_block(
+        params.splitmode,
+        params.compcode,
+        params.clevel,
+        filter_flags,
+        typesize,
+        blocksize,
+    );
     if memcpyed {
         header.flags |= MEMCPYED;
     } else {
@@ -252,7 +314,8 @@ pub fn compress(params: &CParams, pool: Option<&rayon::ThreadPool>, src: &[u8], 
             trained = train_dict(&job)?;
             job.dict_bytes = Some(&trained);
             job.dict = if params.compcode == codecs::ZSTD {
-                prepared = codecs::zstd::PreparedDict::for_compression(&trained, params.clevel as i32);
+                prepared =
+                    codecs::zstd::PreparedDict::for_compression(&trained, params.clevel as i32);
                 Dict::Zstd(&prepared)
             } else {
                 Dict::Lz4(&trained)
@@ -274,7 +337,11 @@ pub fn compress(params: &CParams, pool: Option<&rayon::ThreadPool>, src: &[u8], 
     if let Some(pre) = &params.prefilter {
         for nblock in 0..nblocks {
             let off = nblock * bs;
-            let len = if nblock == nblocks - 1 && leftover > 0 { leftover } else { bs };
+            let len = if nblock == nblocks - 1 && leftover > 0 {
+                leftover
+            } else {
+                bs
+            };
             let out = &mut dst[HEADER_LEN + off..HEADER_LEN + off + len];
             if pre.call(&src[off..off + len], out, off as i32, nblock as i32, 0) != 0 {
                 return Err(Error::FilterPipeline);
@@ -300,7 +367,16 @@ fn train_dict(job: &BlockJob<'_>) -> Result<Vec<u8>> {
         for nblock in 0..job.nblocks {
             let off = nblock * job.blocksize;
             let len = job.block_len(nblock);
-            let loc = pipeline::forward(job.params, job.typesize, job.src, off, len, nblock, 0, &mut s.bufs)?;
+            let loc = pipeline::forward(
+                job.params,
+                job.typesize,
+                job.src,
+                off,
+                len,
+                nblock,
+                0,
+                &mut s.bufs,
+            )?;
             let data = match loc {
                 Loc::Outer => &job.src[off..off + len],
                 Loc::Buf(i) => &s.bufs[i][..len],
@@ -316,7 +392,12 @@ fn train_dict(job: &BlockJob<'_>) -> Result<Vec<u8>> {
 }
 
 /// Compresses all blocks after the header; 0 when the result does not fit in `dst`.
-fn compress_blocks(job: &BlockJob<'_>, pool: Option<&rayon::ThreadPool>, header: &ChunkHeader, dst: &mut [u8]) -> Result<usize> {
+fn compress_blocks(
+    job: &BlockJob<'_>,
+    pool: Option<&rayon::ThreadPool>,
+    header: &ChunkHeader,
+    dst: &mut [u8],
+) -> Result<usize> {
     let bstarts_at = HEADER_LEN;
     let dict_at = bstarts_at + 4 * job.nblocks;
     let data_at = dict_at + job.dict_bytes.map_or(0, |d| 4 + d.len());

@@ -131,7 +131,10 @@ impl<'a> Chunk<'a> {
             }
             Special::None => {
                 let start = self.header.header_len() + offset;
-                let s = self.src.get(start..start + out.len()).ok_or(Error::ReadBuffer)?;
+                let s = self
+                    .src
+                    .get(start..start + out.len())
+                    .ok_or(Error::ReadBuffer)?;
                 out.copy_from_slice(s);
             }
         }
@@ -325,10 +328,13 @@ pub fn decompress(
         Some(pool) if blocks.len() > 1 => {
             use rayon::prelude::*;
             pool.install(|| {
-                blocks
-                    .into_par_iter()
-                    .enumerate()
-                    .try_for_each(|(k, b)| decode(k + start_block, b, rayon::current_thread_index().unwrap_or(0)))
+                blocks.into_par_iter().enumerate().try_for_each(|(k, b)| {
+                    decode(
+                        k + start_block,
+                        b,
+                        rayon::current_thread_index().unwrap_or(0),
+                    )
+                })
             })?;
         }
         _ => {
@@ -342,7 +348,13 @@ pub fn decompress(
 
 /// Decompresses `nbytes` bytes starting at byte `start` of the chunk into `dst`.
 /// `start` and `nbytes` must lie within the chunk.
-pub fn getitem_bytes(dparams: &DParams, src: &[u8], start: usize, nbytes: usize, dst: &mut [u8]) -> Result<usize> {
+pub fn getitem_bytes(
+    dparams: &DParams,
+    src: &[u8],
+    start: usize,
+    nbytes: usize,
+    dst: &mut [u8],
+) -> Result<usize> {
     let header = ChunkHeader::parse(src)?;
     if !header.is_lazy() && header.cbytes as usize > src.len() {
         return Err(Error::InvalidHeader);
@@ -391,7 +403,11 @@ pub fn getitem_bytes(dparams: &DParams, src: &[u8], start: usize, nbytes: usize,
             let bstart = nblock * bs;
             let from = start.max(bstart) - bstart;
             let to = stop.min(bstart + blen) - bstart;
-            let dref = if nblock > 0 && chunk.has_delta() { Some(&dref_buf[..]) } else { None };
+            let dref = if nblock > 0 && chunk.has_delta() {
+                Some(&dref_buf[..])
+            } else {
+                None
+            };
             if from == 0 && to == blen {
                 let out = &mut dst[written..written + blen];
                 if h.special_raw() != 0 || h.memcpyed() {

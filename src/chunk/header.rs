@@ -101,9 +101,7 @@ impl ChunkHeader {
             blosc2_flags: 0,
             extended: false,
         };
-        if h.version > VERSION_FORMAT {
-            return Err(Error::VersionSupport);
-        }
+        // c-blosc2 3.3.5 does not reject versions from the future; neither do we.
         if h.cbytes < MIN_HEADER_LENGTH as i32 {
             return Err(Error::InvalidHeader);
         }
@@ -333,8 +331,6 @@ mod tests {
     fn rejects_bad_headers() {
         assert_eq!(ChunkHeader::parse(&[0u8; 10]), Err(Error::ReadBuffer));
         let mut b = [0u8; 32];
-        b[0] = 7;
-        assert_eq!(ChunkHeader::parse(&b), Err(Error::VersionSupport));
         b[0] = 2;
         b[12] = 8; // cbytes too small
         assert_eq!(ChunkHeader::parse(&b), Err(Error::InvalidHeader));

@@ -36,10 +36,7 @@ pub struct Compressor {
 
 impl Compressor {
     pub fn new(params: CParams) -> Result<Compressor> {
-        compress::validate(&params)?;
-        if params.nthreads <= 0 {
-            return Err(Error::InvalidParam);
-        }
+        compress::validate_for_create(&params)?;
         let pool = make_pool(params.nthreads)?;
         Ok(Compressor { params, pool })
     }
@@ -62,9 +59,6 @@ pub struct Decompressor {
 
 impl Decompressor {
     pub fn new(params: DParams) -> Result<Decompressor> {
-        if params.nthreads <= 0 {
-            return Err(Error::InvalidParam);
-        }
         let pool = make_pool(params.nthreads)?;
         Ok(Decompressor { params, pool })
     }
@@ -74,12 +68,23 @@ impl Decompressor {
     }
 
     /// Decompresses a chunk into `dst`; returns its nbytes.
-    pub fn decompress(&self, src: &[u8], dst: &mut [u8], maskout: Option<&[bool]>) -> Result<usize> {
+    pub fn decompress(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+    ) -> Result<usize> {
         decompress::decompress(&self.params, self.pool.as_ref(), src, dst, maskout)
     }
 
     /// Decompresses `nbytes` bytes at byte `start` of a chunk.
-    pub fn getitem_bytes(&self, src: &[u8], start: usize, nbytes: usize, dst: &mut [u8]) -> Result<usize> {
+    pub fn getitem_bytes(
+        &self,
+        src: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
         decompress::getitem_bytes(&self.params, src, start, nbytes, dst)
     }
 }

@@ -6,7 +6,13 @@ use super::params::CParams;
 use crate::{Error, Result};
 
 /// Writes a special chunk of `nbytes` bytes into `dst`; returns its length.
-pub fn make(params: &CParams, kind: Special, nbytes: i32, value: Option<&[u8]>, dst: &mut [u8]) -> Result<usize> {
+pub fn make(
+    params: &CParams,
+    kind: Special,
+    nbytes: i32,
+    value: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<usize> {
     let typesize = params.typesize;
     if typesize <= 0 || typesize > MAX_TYPESIZE as i32 {
         return Err(Error::InvalidParam);
@@ -17,7 +23,12 @@ pub fn make(params: &CParams, kind: Special, nbytes: i32, value: Option<&[u8]>, 
     if kind == Special::Nan && typesize != 4 && typesize != 8 {
         return Err(Error::InvalidParam);
     }
-    let len = EXTENDED_HEADER_LENGTH + if kind == Special::Value { typesize as usize } else { 0 };
+    let len = EXTENDED_HEADER_LENGTH
+        + if kind == Special::Value {
+            typesize as usize
+        } else {
+            0
+        };
     if dst.len() < len {
         return Err(Error::WriteBuffer);
     }

@@ -21,7 +21,11 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
     if total as i64 > MAX_BUFFERSIZE {
         return Err(Error::MaxBufsizeExceeded);
     }
-    let typesize: i32 = if params.typesize > MAX_TYPESIZE as i32 || params.typesize <= 0 { 1 } else { params.typesize };
+    let typesize: i32 = if params.typesize > MAX_TYPESIZE as i32 || params.typesize <= 0 {
+        1
+    } else {
+        params.typesize
+    };
     if params.use_dict && !matches!(params.compcode, codecs::ZSTD | codecs::LZ4 | codecs::LZ4HC) {
         return Err(Error::CodecParam);
     }
@@ -91,7 +95,8 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
             if pos + 4 > dst.len() {
                 return Ok(false);
             }
-            dst[bstarts_at + 4 * i..bstarts_at + 4 * i + 4].copy_from_slice(&(pos as i32).to_le_bytes());
+            dst[bstarts_at + 4 * i..bstarts_at + 4 * i + 4]
+                .copy_from_slice(&(pos as i32).to_le_bytes());
             dst[pos..pos + 4].copy_from_slice(&(size as i32).to_le_bytes());
             pos += 4;
             let maxout = size.min(dst.len() - pos);
@@ -104,7 +109,14 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
                     }
                     r as usize
                 }
-                _ => codecs::compress_stream(params.compcode, params.clevel, data, out, &dict, &mut s.codec)?,
+                _ => codecs::compress_stream(
+                    params.compcode,
+                    params.clevel,
+                    data,
+                    out,
+                    &dict,
+                    &mut s.codec,
+                )?,
             };
             let n = if n == 0 || n >= size {
                 // Not compressible: stored raw, recognisable by its length equal to the size.
@@ -145,7 +157,11 @@ fn locate(chunk: &Chunk<'_>, nblock: usize) -> Result<(usize, usize, usize)> {
         return Err(Error::InvalidParam);
     }
     let start = chunk.bstart(nblock);
-    let end = if nblock + 1 < nb { chunk.bstart(nblock + 1) } else { h.cbytes };
+    let end = if nblock + 1 < nb {
+        chunk.bstart(nblock + 1)
+    } else {
+        h.cbytes
+    };
     if start <= 0 || end < start + 4 || end as usize > chunk.src.len() {
         return Err(Error::Data);
     }
@@ -166,7 +182,12 @@ fn decode_into(dparams: &DParams, chunk: &Chunk<'_>, nblock: usize, out: &mut [u
     }
     let cdata = &chunk.src[cstart..cstart + clen];
     let steps = pipeline::backward_steps(&h.filters, &h.filters_meta);
-    let bw = Backward { steps: &steps, typesize: h.typesize as usize, format_version: h.version, dparams };
+    let bw = Backward {
+        steps: &steps,
+        typesize: h.typesize as usize,
+        format_version: h.version,
+        dparams,
+    };
     let target = pipeline::decode_target(&steps, dparams.postfilter.is_some());
     with_scratch(|s| -> Result<()> {
         s.ensure(size);

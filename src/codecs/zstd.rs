@@ -140,7 +140,12 @@ impl ZstdContexts {
     }
 
     /// Decompresses a frame compressed with a dictionary.
-    pub fn decompress_with_dict(&mut self, src: &[u8], dst: &mut [u8], dict: &PreparedDict) -> usize {
+    pub fn decompress_with_dict(
+        &mut self,
+        src: &[u8],
+        dst: &mut [u8],
+        dict: &PreparedDict,
+    ) -> usize {
         let dctx = self.dctx();
         if dctx.is_null() || dict.ddict.is_null() {
             return 0;
@@ -181,7 +186,11 @@ impl PreparedDict {
     pub fn for_compression(dict: &[u8], clevel: i32) -> PreparedDict {
         // SAFETY: zstd copies the dictionary content.
         let cdict = unsafe {
-            z::ZSTD_createCDict(dict.as_ptr() as *const c_void, dict.len(), zstd_level(clevel))
+            z::ZSTD_createCDict(
+                dict.as_ptr() as *const c_void,
+                dict.len(),
+                zstd_level(clevel),
+            )
         };
         PreparedDict {
             cdict,
@@ -211,7 +220,11 @@ impl Drop for PreparedDict {
 }
 
 /// Trains a dictionary of at most `max_size` bytes from equally sized samples.
-pub fn train_dict(samples: &[u8], sample_sizes: &[usize], max_size: usize) -> crate::Result<Vec<u8>> {
+pub fn train_dict(
+    samples: &[u8],
+    sample_sizes: &[usize],
+    max_size: usize,
+) -> crate::Result<Vec<u8>> {
     let mut dict = vec![0u8; max_size];
     // SAFETY: the samples buffer holds sum(sample_sizes) bytes (checked below) and dict is
     // max_size bytes long.
