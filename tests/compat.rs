@@ -6,7 +6,10 @@
 use blosc2::chunk::{cbuffer_sizes, DParams, Decompressor};
 
 fn arange_bytes(nbytes: usize) -> Vec<u8> {
-    (0..nbytes.div_ceil(4) as i32).flat_map(|i| i.to_le_bytes()).take(nbytes).collect()
+    (0..nbytes.div_ceil(4) as i32)
+        .flat_map(|i| i.to_le_bytes())
+        .take(nbytes)
+        .collect()
 }
 
 #[test]
@@ -20,15 +23,24 @@ fn every_compat_chunk_decompresses_exactly() {
     names.sort();
     assert_eq!(names.len(), 27);
     for threads in [1, 2] {
-        let d = Decompressor::new(DParams { nthreads: threads, ..Default::default() }).unwrap();
+        let d = Decompressor::new(DParams {
+            nthreads: threads,
+            ..Default::default()
+        })
+        .unwrap();
         for path in &names {
             let chunk = std::fs::read(path).unwrap();
             let (nbytes, cbytes, _) = cbuffer_sizes(&chunk).unwrap();
             assert_eq!(cbytes as usize, chunk.len(), "{path:?}");
             let mut out = vec![0xAAu8; nbytes as usize];
-            let n = d.decompress(&chunk, &mut out, None).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            let n = d
+                .decompress(&chunk, &mut out, None)
+                .unwrap_or_else(|e| panic!("{path:?}: {e}"));
             assert_eq!(n, nbytes as usize);
-            assert!(out == arange_bytes(n), "{path:?} ({threads} threads) decompressed to wrong bytes");
+            assert!(
+                out == arange_bytes(n),
+                "{path:?} ({threads} threads) decompressed to wrong bytes"
+            );
         }
     }
 }
