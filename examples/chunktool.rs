@@ -19,6 +19,7 @@ fn main() {
             p.splitmode = a[6].parse().unwrap();
             p.nthreads = a[7].parse().unwrap();
             p.use_dict = std::env::var("USE_DICT").is_ok();
+            p.legacy_header = std::env::var("LEGACY").is_ok();
             let src = std::fs::read(&a[8]).unwrap();
             let mut dst = vec![0u8; src.len() + 64];
             let c = Compressor::new(p).unwrap();

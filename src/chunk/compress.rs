@@ -268,6 +268,11 @@ pub fn compress(
         blosc2_flags: 0,
         extended: true,
     };
+    if params.legacy_header {
+        // c-blosc 1.x layout: 16-byte header, filters only as flag bits.
+        header.extended = false;
+        header.flags = 0;
+    }
     let memcpyed = params.clevel == 0 || nbytes < MIN_BUFFERSIZE;
     let split = split_block(
         params.splitmode,
@@ -280,7 +285,11 @@ pub fn compress(
     if memcpyed {
         header.flags |= MEMCPYED;
     } else {
-        header.flags |= filter_flags & DODELTA;
+        header.flags |= if header.extended {
+            filter_flags & DODELTA
+        } else {
+            filter_flags
+        };
         if !split {
             header.flags |= DONT_SPLIT;
         }
@@ -291,7 +300,8 @@ pub fn compress(
         return Err(Error::CodecParam);
     }
     // Dictionaries smaller than this do not pay for themselves; c-blosc2 skips them.
-    let use_dict = params.use_dict && !memcpyed && src.len() / 20 >= MINUSEFULDICT;
+    let use_dict =
+        params.use_dict && header.extended && !memcpyed && src.len() / 20 >= MINUSEFULDICT;
     if use_dict {
         header.blosc2_flags |= USEDICT;
     }
@@ -304,7 +314,7 @@ pub fn compress(
             nblocks,
             leftover,
             split,
-            detect_runs: true,
+            detect_runs: header.extended,
             dict: Dict::None,
             dict_bytes: None,
         };
@@ -328,7 +338,8 @@ pub fn compress(
         // Did not fit: the last chance is a plain copy.
         header.flags |= MEMCPYED;
     }
-    let total = HEADER_LEN + src.len();
+    let hl = header.header_len();
+    let total = hl + src.len();
     if total > dst.len() {
         return Ok(0);
     }
@@ -342,18 +353,17 @@ pub fn compress(
             } else {
                 bs
             };
-            let out = &mut dst[HEADER_LEN + off..HEADER_LEN + off + len];
+            let out = &mut dst[hl + off..hl + off + len];
             if pre.call(&src[off..off + len], out, off as i32, nblock as i32, 0) != 0 {
                 return Err(Error::FilterPipeline);
             }
         }
     } else {
-        dst[HEADER_LEN..total].copy_from_slice(src);
+        dst[hl..total].copy_from_slice(src);
     }
     Ok(total)
 }
 
-const HEADER_LEN: usize = EXTENDED_HEADER_LENGTH;
 /// Largest dictionary written (BLOSC2_MAXDICTSIZE).
 pub const MAXDICTSIZE: usize = 32 * 1024;
 /// Smallest dictionary worth training (BLOSC2_MINUSEFULDICT).
@@ -398,7 +408,7 @@ fn compress_blocks(
     header: &ChunkHeader,
     dst: &mut [u8],
 ) -> Result<usize> {
-    let bstarts_at = HEADER_LEN;
+    let bstarts_at = header.header_len();
     let dict_at = bstarts_at + 4 * job.nblocks;
     let data_at = dict_at + job.dict_bytes.map_or(0, |d| 4 + d.len());
     if data_at > dst.len() {
@@ -452,9 +462,9 @@ fn compress_blocks(
     let mut header = *header;
     // A chunk made only of zero runs becomes a special zeros chunk (just the header).
     let nstreams: usize = (0..job.nblocks).map(|b| job.nstreams(b)).sum();
-    if pos == dict_at + 4 * nstreams {
+    if header.extended && pos == dict_at + 4 * nstreams {
         header.blosc2_flags |= (Special::Zero as u8) << 4;
-        pos = HEADER_LEN;
+        pos = EXTENDED_HEADER_LENGTH;
     }
     header.cbytes = pos as i32;
     header.write(dst);

@@ -46,6 +46,8 @@ pub struct CParams {
     pub filters: [u8; MAX_FILTERS],
     pub filters_meta: [u8; MAX_FILTERS],
     pub instr_codec: bool,
+    /// Write the 16-byte c-blosc 1.x header (BLOSC_BLOSC1_COMPAT) instead of the extended one.
+    pub legacy_header: bool,
     pub prefilter: Option<Arc<dyn BlockCallback>>,
     pub user_codec: Option<Arc<dyn UserCodec>>,
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
@@ -65,6 +67,7 @@ impl Default for CParams {
             filters: [0, 0, 0, 0, 0, SHUFFLE],
             filters_meta: [0; MAX_FILTERS],
             instr_codec: false,
+            legacy_header: false,
             prefilter: None,
             user_codec: None,
             user_filters: Vec::new(),
