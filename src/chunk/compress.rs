@@ -335,8 +335,10 @@ pub fn compress(
         if n > 0 {
             return Ok(n);
         }
-        // Did not fit: the last chance is a plain copy.
+        // Did not fit: the last chance is a plain copy. c-blosc2 keeps the USEDICT flag on
+        // such a chunk and then fails to read it back (-9); a copy has no dictionary.
         header.flags |= MEMCPYED;
+        header.blosc2_flags &= !USEDICT;
     }
     let hl = header.header_len();
     let total = hl + src.len();
