@@ -301,3 +301,71 @@ fn corrupted_chunks_never_panic() {
         }
     }
 }
+
+/// Serves the blocks of a lazy chunk from a full chunk kept in memory.
+struct InMemory(Vec<u8>);
+
+impl blosc2::chunk::decompress::LazyBlocks for InMemory {
+    fn read_block(
+        &self,
+        nchunk: i32,
+        chunk_offset: i64,
+        offset: i64,
+        len: i32,
+    ) -> Result<Vec<u8>, Error> {
+        assert_eq!((nchunk, chunk_offset), (3, 1000));
+        Ok(self.0[offset as usize..offset as usize + len as usize].to_vec())
+    }
+}
+
+#[test]
+fn lazy_chunks_read_blocks_through_the_reader() {
+    let data: Vec<u8> = (0..300_000u32)
+        .flat_map(|i| (i / 7).to_le_bytes())
+        .collect();
+    let p = CParams {
+        compcode: 1,
+        typesize: 4,
+        blocksize: 64 * 1024,
+        ..Default::default()
+    };
+    let chunk = compress(&p, &data);
+    let h = ChunkHeader::parse(&chunk).unwrap();
+    let nblocks = data.len().div_ceil(64 * 1024);
+    let bstart = |i: usize| i32::from_le_bytes(chunk[32 + 4 * i..36 + 4 * i].try_into().unwrap());
+    let mut lazy = chunk[..32 + 4 * nblocks].to_vec();
+    lazy[31] |= 0x08;
+    lazy.extend_from_slice(&3i32.to_le_bytes());
+    lazy.extend_from_slice(&1000i64.to_le_bytes());
+    for i in 0..nblocks {
+        let end = if i + 1 < nblocks {
+            bstart(i + 1)
+        } else {
+            h.cbytes
+        };
+        lazy.extend_from_slice(&(end - bstart(i)).to_le_bytes());
+    }
+    let reader = InMemory(chunk.clone());
+    for nthreads in [1, 2] {
+        let d = Decompressor::new(DParams {
+            nthreads,
+            ..Default::default()
+        })
+        .unwrap();
+        let mut out = vec![0u8; data.len()];
+        assert_eq!(
+            d.decompress(&lazy, &mut out, None),
+            Err(Error::InvalidParam)
+        );
+        assert_eq!(
+            d.decompress_with(&lazy, &mut out, None, Some(&reader))
+                .unwrap(),
+            data.len()
+        );
+        assert_eq!(out, data);
+        let mut part = vec![0u8; 1000];
+        d.getitem_bytes_with(&lazy, 200_000, 1000, &mut part, Some(&reader))
+            .unwrap();
+        assert_eq!(part, &data[200_000..201_000]);
+    }
+}

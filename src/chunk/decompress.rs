@@ -26,11 +26,29 @@ pub struct Chunk<'a> {
     bstarts: &'a [u8],
     zdict: Option<PreparedDict>,
     lz4dict: Option<&'a [u8]>,
+    lazy: Option<Lazy<'a>>,
+}
+
+/// Where the blocks of a lazy chunk are: its frame position and per-block compressed sizes.
+struct Lazy<'a> {
+    reader: &'a dyn LazyBlocks,
+    nchunk: i32,
+    offset: i64,
+    bsizes: &'a [u8],
 }
 
 impl<'a> Chunk<'a> {
     /// Parses and validates a chunk for decompression into a buffer of `destsize` bytes.
     pub fn open(src: &'a [u8], destsize: usize) -> Result<Chunk<'a>> {
+        Self::open_with(src, destsize, None)
+    }
+
+    /// Like `open`, with the reader of a lazy chunk's blocks.
+    pub fn open_with(
+        src: &'a [u8],
+        destsize: usize,
+        reader: Option<&'a dyn LazyBlocks>,
+    ) -> Result<Chunk<'a>> {
         let header = ChunkHeader::parse(src)?;
         if header.nbytes as usize > destsize {
             return Err(Error::WriteBuffer);
@@ -38,10 +56,14 @@ impl<'a> Chunk<'a> {
         if !header.is_lazy() && header.cbytes as usize > src.len() {
             return Err(Error::InvalidHeader);
         }
-        Self::with_header(header, src)
+        Self::with_header(header, src, reader)
     }
 
-    fn with_header(header: ChunkHeader, src: &'a [u8]) -> Result<Chunk<'a>> {
+    fn with_header(
+        header: ChunkHeader,
+        src: &'a [u8],
+        reader: Option<&'a dyn LazyBlocks>,
+    ) -> Result<Chunk<'a>> {
         header.special()?;
         let hl = header.header_len();
         if header.memcpyed() && header.cbytes as i64 != header.nbytes as i64 + hl as i64 {
@@ -56,11 +78,33 @@ impl<'a> Chunk<'a> {
             bstarts: &[],
             zdict: None,
             lz4dict: None,
+            lazy: None,
         };
-        if header.special_raw() != 0 || header.memcpyed() || header.nbytes == 0 {
+        if header.special_raw() != 0 || header.nbytes == 0 {
             return Ok(chunk);
         }
         let bstarts_end = hl + 4 * nblocks;
+        if header.is_lazy() {
+            // Lazy chunk: header, block starts, then nchunk (i32), offset (i64), block sizes.
+            let reader = reader.ok_or(Error::InvalidParam)?;
+            let trailer = src
+                .get(bstarts_end..bstarts_end + 12 + 4 * nblocks)
+                .ok_or(Error::ReadBuffer)?;
+            chunk.bstarts = &src[hl..bstarts_end];
+            chunk.lazy = Some(Lazy {
+                reader,
+                nchunk: i32::from_le_bytes(trailer[0..4].try_into().unwrap()),
+                offset: i64::from_le_bytes(trailer[4..12].try_into().unwrap()),
+                bsizes: &trailer[12..],
+            });
+            if header.use_dict() {
+                return Err(Error::CodecDict);
+            }
+            return Ok(chunk);
+        }
+        if header.memcpyed() {
+            return Ok(chunk);
+        }
         if src.len() < bstarts_end {
             return Err(Error::ReadBuffer);
         }
@@ -131,6 +175,19 @@ impl<'a> Chunk<'a> {
             }
             Special::None => {
                 let start = self.header.header_len() + offset;
+                if let Some(lazy) = &self.lazy {
+                    let bytes = lazy.reader.read_block(
+                        lazy.nchunk,
+                        lazy.offset,
+                        start as i64,
+                        out.len() as i32,
+                    )?;
+                    if bytes.len() != out.len() {
+                        return Err(Error::ReadBuffer);
+                    }
+                    out.copy_from_slice(&bytes);
+                    return Ok(());
+                }
                 let s = self
                     .src
                     .get(start..start + out.len())
@@ -157,10 +214,23 @@ impl<'a> Chunk<'a> {
         let offset = nblock * h.blocksize as usize;
         s.ensure(h.blocksize as usize);
         let src_offset = self.bstart(nblock);
-        if src_offset <= 0 || src_offset as usize >= self.src.len() {
-            return Err(Error::Data);
-        }
-        let mut src = &self.src[src_offset as usize..];
+        let lazy_bytes;
+        let mut src: &[u8] = if let Some(lazy) = &self.lazy {
+            let b = &lazy.bsizes[4 * nblock..4 * nblock + 4];
+            let bsize_c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            if src_offset <= 0 || bsize_c < 0 {
+                return Err(Error::Data);
+            }
+            lazy_bytes =
+                lazy.reader
+                    .read_block(lazy.nchunk, lazy.offset, src_offset as i64, bsize_c)?;
+            &lazy_bytes
+        } else {
+            if src_offset <= 0 || src_offset as usize >= self.src.len() {
+                return Err(Error::Data);
+            }
+            &self.src[src_offset as usize..]
+        };
         let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
         let nstreams = if !h.dont_split() && !leftover_block {
             h.typesize as usize
@@ -253,15 +323,24 @@ pub fn decompress(
     dst: &mut [u8],
     maskout: Option<&[bool]>,
 ) -> Result<usize> {
-    let chunk = Chunk::open(src, dst.len())?;
+    decompress_with(dparams, pool, src, dst, maskout, None)
+}
+
+/// `decompress`, also for lazy chunks whose blocks `reader` fetches.
+pub fn decompress_with(
+    dparams: &DParams,
+    pool: Option<&rayon::ThreadPool>,
+    src: &[u8],
+    dst: &mut [u8],
+    maskout: Option<&[bool]>,
+    reader: Option<&dyn LazyBlocks>,
+) -> Result<usize> {
+    let chunk = Chunk::open_with(src, dst.len(), reader)?;
     let h = chunk.header;
     if let Some(m) = maskout {
         if m.len() != chunk.nblocks {
             return Err(Error::Data);
         }
-    }
-    if h.is_lazy() {
-        return Err(Error::InvalidParam);
     }
     if h.nbytes == 0 && h.cbytes as usize == h.header_len() && h.special_raw() == 0 {
         return Ok(0);
@@ -355,11 +434,23 @@ pub fn getitem_bytes(
     nbytes: usize,
     dst: &mut [u8],
 ) -> Result<usize> {
+    getitem_bytes_with(dparams, src, start, nbytes, dst, None)
+}
+
+/// `getitem_bytes`, also for lazy chunks whose blocks `reader` fetches.
+pub fn getitem_bytes_with(
+    dparams: &DParams,
+    src: &[u8],
+    start: usize,
+    nbytes: usize,
+    dst: &mut [u8],
+    reader: Option<&dyn LazyBlocks>,
+) -> Result<usize> {
     let header = ChunkHeader::parse(src)?;
     if !header.is_lazy() && header.cbytes as usize > src.len() {
         return Err(Error::InvalidHeader);
     }
-    let chunk = Chunk::with_header(header, src)?;
+    let chunk = Chunk::with_header(header, src, reader)?;
     let h = chunk.header;
     if nbytes == 0 {
         return Ok(0);
@@ -371,7 +462,7 @@ pub fn getitem_bytes(
     if stop > h.nbytes as usize {
         return Err(Error::InvalidParam);
     }
-    if h.is_lazy() || h.is_vl_blocks() {
+    if h.is_vl_blocks() {
         return Err(Error::InvalidParam);
     }
     let dst = &mut dst[..nbytes];

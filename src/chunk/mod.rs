@@ -77,6 +77,29 @@ impl Decompressor {
         decompress::decompress(&self.params, self.pool.as_ref(), src, dst, maskout)
     }
 
+    /// `decompress` for a lazy chunk (blocks fetched through `reader`) or a regular one.
+    pub fn decompress_with(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+        reader: Option<&dyn decompress::LazyBlocks>,
+    ) -> Result<usize> {
+        decompress::decompress_with(&self.params, self.pool.as_ref(), src, dst, maskout, reader)
+    }
+
+    /// `getitem_bytes` for a lazy chunk (blocks fetched through `reader`) or a regular one.
+    pub fn getitem_bytes_with(
+        &self,
+        src: &[u8],
+        start: usize,
+        nbytes: usize,
+        dst: &mut [u8],
+        reader: Option<&dyn decompress::LazyBlocks>,
+    ) -> Result<usize> {
+        decompress::getitem_bytes_with(&self.params, src, start, nbytes, dst, reader)
+    }
+
     /// Decompresses `nbytes` bytes at byte `start` of a chunk.
     pub fn getitem_bytes(
         &self,
