@@ -3,6 +3,7 @@
  *   make install PREFIX=$PWD/_install && make example PREFIX=$PWD/_install
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <blosc2.h>
 
