@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# C-level tests of an installed rblosc2: capi-tests/run.sh PREFIX
+#
+# PREFIX is where `make install PREFIX=...` put the library. Everything is built here the way a
+# user would build it: against PREFIX through pkg-config and through CMake's find_package, and
+# also against the reference c-blosc2 3.3.5 (fetched by get-reference.sh) for the side-by-side
+# diffs and the binary drop-in test. The C programs run are those in programs.list (or in
+# $CAPI_PROGRAMS, space-separated). Build products and logs go to $CAPI_BUILD_DIR (default: a
+# fresh temporary directory). Closes with "capi-tests: N passed, M failed"; exits 1 on failure.
+set -uo pipefail
+
+if [ $# -ne 1 ] || [ ! -d "$1" ]; then
+  echo "usage: $0 PREFIX   (an existing install prefix)" >&2
+  exit 2
+fi
+PREFIX=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+LIBDIR=$PREFIX/lib
+BUILD=${CAPI_BUILD_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/rblosc2-capi.XXXXXX")}
+mkdir -p "$BUILD/logs" "$BUILD/bin" "$BUILD/out"
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+CFLAGS="-O1 -g -Wall -Wextra"
+VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' "$REPO/Cargo.toml" | head -n 1)
+
+if [ -n "${CAPI_PROGRAMS:-}" ]; then
+  read -r -a PROGRAMS <<<"$CAPI_PROGRAMS"
+else
+  mapfile -t PROGRAMS < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HERE/programs.list" | grep .)
+fi
+
+# The libraries read BLOSC_* variables (BLOSC_NTHREADS, BLOSC_CLEVEL, ...): results must not
+# depend on the caller's environment.
+while read -r var; do unset "$var"; done < <(env | sed -n 's/^\(BLOSC_[A-Za-z0-9_]*\)=.*/\1/p')
+export PKG_CONFIG_PATH=$LIBDIR/pkgconfig
+unset LD_LIBRARY_PATH
+
+passed=0
+failed=0
+failed_names=()
+
+# run_test NAME COMMAND...: one test; its output goes to $BUILD/logs/NAME.log.
+run_test() {
+  local name=$1
+  shift
+  local log=$BUILD/logs/$name.log
+  if ("$@") >"$log" 2>&1; then
+    passed=$((passed + 1))
+    echo "PASS $name"
+  else
+    failed=$((failed + 1))
+    failed_names+=("$name")
+    echo "FAIL $name (log: $log)"
+    tail -n 25 "$log" | sed 's/^/    /'
+  fi
+}
+
+# Bundled codec versions are allowed to differ between the two libraries.
+mask() { sed -E 's/^(complib_version\(.*\) = ).*/\1<masked>/' "$1"; }
+
+# needs_lib BINARY LIBDIR: the dynamic loader resolves libblosc2.so.9 to LIBDIR's copy.
+loads_from() {
+  local binary=$1 dir=$2 resolved
+  resolved=$(LD_LIBRARY_PATH=$dir ldd "$binary" | awk '$1 == "libblosc2.so.9" {print $3}')
+  echo "libblosc2.so.9 => $resolved"
+  [ -n "$resolved" ] && [ "$(readlink -f "$resolved")" = "$(readlink -f "$dir/libblosc2.so.9")" ]
+}
+
+not_needed() {
+  if readelf -d "$1" | grep -q 'NEEDED.*libblosc2'; then
+    echo "$1 needs a shared libblosc2 although it was linked statically"
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+test_install_layout() {
+  local missing=0 f
+  for f in lib/libblosc2.so."$VERSION" lib/libblosc2.a include/blosc2.h include/b2nd.h \
+    include/blosc2/blosc2-common.h include/blosc2/blosc2-export.h include/blosc2/blosc2-stdio.h \
+    include/blosc2/codecs-registry.h include/blosc2/filters-registry.h \
+    include/blosc2/tuners-registry.h lib/pkgconfig/blosc2.pc \
+    lib/cmake/Blosc2/Blosc2Config.cmake lib/cmake/Blosc2/Blosc2ConfigVersion.cmake; do
+    if [ -f "$PREFIX/$f" ]; then echo "ok $f"; else echo "missing $f"; missing=1; fi
+  done
+  [ "$(readlink "$LIBDIR/libblosc2.so.9")" = "libblosc2.so.$VERSION" ] || { echo "bad libblosc2.so.9 link"; missing=1; }
+  [ "$(readlink "$LIBDIR/libblosc2.so")" = "libblosc2.so.9" ] || { echo "bad libblosc2.so link"; missing=1; }
+  local soname
+  soname=$(readelf -d "$LIBDIR/libblosc2.so.$VERSION" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+  echo "SONAME $soname"
+  [ "$soname" = "libblosc2.so.9" ] || missing=1
+  local pcversion
+  pcversion=$(pkg-config --modversion blosc2)
+  echo "pkg-config version $pcversion"
+  [ "$pcversion" = "$VERSION" ] || missing=1
+  [ "$missing" = 0 ]
+}
+
+test_exports() {
+  "$REPO/scripts/check-exports.sh" "$LIBDIR/libblosc2.so.$VERSION"
+}
+
+# The reference's public functions that ours does not export yet (informational, not a test).
+report_export_coverage() {
+  [ -n "${REF:-}" ] || return 0
+  local want have missing
+  want=$(nm -D --defined-only "$REF/lib/libblosc2.so.9" | awk '{print $NF}' |
+    grep -E '^(blosc2_|b2nd_|blosc1_|blosc_)' | sort -u)
+  have=$(nm -D --defined-only "$LIBDIR/libblosc2.so.$VERSION" | awk '{print $NF}' | sort -u)
+  missing=$(comm -23 <(echo "$want") <(echo "$have") | grep -c . || true)
+  echo "exports: $(($(echo "$want" | grep -c .) - missing)) of $(echo "$want" | grep -c .) reference API functions present"
+}
+
+build_pkgconfig_shared() {
+  local p=$1
+  # shellcheck disable=SC2046
+  $CC $CFLAGS -o "$BUILD/bin/$p.pc-shared" "$HERE/$p.c" $(pkg-config --cflags --libs blosc2) \
+    -Wl,-rpath,"$LIBDIR"
+}
+
+build_pkgconfig_static() {
+  local p=$1 libs
+  libs=$(pkg-config --static --libs blosc2 | sed 's/-lblosc2\b/-l:libblosc2.a/')
+  # shellcheck disable=SC2086
+  $CC $CFLAGS -o "$BUILD/bin/$p.pc-static" "$HERE/$p.c" $(pkg-config --cflags blosc2) $libs &&
+    not_needed "$BUILD/bin/$p.pc-static"
+}
+
+run_ours_shared() {
+  local p=$1
+  loads_from "$BUILD/bin/$p.pc-shared" "$LIBDIR" &&
+    timeout 600 "$BUILD/bin/$p.pc-shared" >"$BUILD/out/$p.ours"
+  local rc=$?
+  tail -n 1 "$BUILD/out/$p.ours"
+  return $rc
+}
+
+run_ours_static() {
+  local p=$1
+  timeout 600 "$BUILD/bin/$p.pc-static" >"$BUILD/out/$p.ours-static"
+  local rc=$?
+  tail -n 1 "$BUILD/out/$p.ours-static"
+  return $rc
+}
+
+build_and_run_reference() {
+  local p=$1
+  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
+  $CC $CFLAGS -o "$BUILD/bin/$p.ref" "$HERE/$p.c" -I"$REF/include" -L"$REF/lib" -l:libblosc2.so.9 &&
+    loads_from "$BUILD/bin/$p.ref" "$REF/lib" &&
+    LD_LIBRARY_PATH=$REF/lib timeout 600 "$BUILD/bin/$p.ref" >"$BUILD/out/$p.ref"
+  local rc=$?
+  tail -n 1 "$BUILD/out/$p.ref"
+  return $rc
+}
+
+side_by_side() {
+  local p=$1
+  [ -f "$BUILD/out/$p.ref" ] && [ -f "$BUILD/out/$p.ours" ] || { echo "missing outputs"; return 1; }
+  diff -u <(mask "$BUILD/out/$p.ref") <(mask "$BUILD/out/$p.ours") | head -n 200
+  [ "${PIPESTATUS[0]}" = 0 ]
+}
+
+# A binary built against the reference c-blosc2 (its headers, its libblosc2.so.9) runs on ours.
+drop_in() {
+  local p=$1
+  [ -x "$BUILD/bin/$p.ref" ] && [ -f "$BUILD/out/$p.ref" ] || { echo "no reference build"; return 1; }
+  loads_from "$BUILD/bin/$p.ref" "$LIBDIR" || return 1
+  LD_LIBRARY_PATH=$LIBDIR timeout 600 "$BUILD/bin/$p.ref" >"$BUILD/out/$p.drop-in"
+  local rc=$?
+  tail -n 1 "$BUILD/out/$p.drop-in"
+  [ $rc = 0 ] || return 1
+  diff -u <(mask "$BUILD/out/$p.ref") <(mask "$BUILD/out/$p.drop-in") | head -n 200
+  [ "${PIPESTATUS[0]}" = 0 ]
+}
+
+build_pkgconfig_cxx() {
+  # shellcheck disable=SC2046
+  $CXX -std=c++17 -Wall -Wextra -o "$BUILD/bin/consumer.pc-cxx" "$HERE/consumer.cpp" \
+    $(pkg-config --cflags --libs blosc2) -Wl,-rpath,"$LIBDIR" &&
+    loads_from "$BUILD/bin/consumer.pc-cxx" "$LIBDIR" &&
+    "$BUILD/bin/consumer.pc-cxx"
+}
+
+cmake_build() {
+  local programs
+  programs=$(IFS=';'; echo "${PROGRAMS[*]}")
+  cmake -S "$HERE/cmake-consumer" -B "$BUILD/cmake" -DCMAKE_PREFIX_PATH="$PREFIX" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOSC2_TEST_PROGRAMS="$programs" &&
+    cmake --build "$BUILD/cmake" -j 2
+}
+
+cmake_run() {
+  local exe=$BUILD/cmake/$1 kind=$2
+  [ -x "$exe" ] || { echo "not built: $exe"; return 1; }
+  case $kind in
+    shared) loads_from "$exe" "$LIBDIR" || return 1 ;;
+    static) not_needed "$exe" || return 1 ;;
+  esac
+  timeout 600 "$exe" >"$BUILD/out/cmake-$1" || { tail -n 25 "$BUILD/out/cmake-$1"; return 1; }
+  tail -n 1 "$BUILD/out/cmake-$1"
+}
+
+# ---------------------------------------------------------------------------------------------
+echo "capi-tests: prefix $PREFIX, programs: ${PROGRAMS[*]}, build dir $BUILD"
+REF=$("$HERE/get-reference.sh" 2>"$BUILD/logs/get-reference.log") || REF=
+[ -n "$REF" ] && echo "reference c-blosc2: $REF" || echo "reference c-blosc2: UNAVAILABLE"
+
+run_test install-layout test_install_layout
+run_test exports-public-only test_exports
+report_export_coverage
+
+for p in "${PROGRAMS[@]}"; do
+  run_test "pkgconfig-shared-build-$p" build_pkgconfig_shared "$p"
+  run_test "pkgconfig-shared-run-$p" run_ours_shared "$p"
+  run_test "pkgconfig-static-build-$p" build_pkgconfig_static "$p"
+  run_test "pkgconfig-static-run-$p" run_ours_static "$p"
+  run_test "reference-run-$p" build_and_run_reference "$p"
+  run_test "side-by-side-$p" side_by_side "$p"
+  run_test "drop-in-$p" drop_in "$p"
+done
+run_test pkgconfig-cxx-consumer build_pkgconfig_cxx
+
+run_test cmake-consumer-build cmake_build
+for p in "${PROGRAMS[@]}"; do
+  run_test "cmake-shared-$p" cmake_run "${p}_shared" shared
+  run_test "cmake-static-$p" cmake_run "${p}_static" static
+done
+run_test "cmake-default-${PROGRAMS[0]}" cmake_run "${PROGRAMS[0]}_default" static
+run_test cmake-cxx-shared cmake_run cxx_consumer_shared shared
+run_test cmake-cxx-static cmake_run cxx_consumer_static static
+
+if [ "$failed" != 0 ]; then
+  echo "failed: ${failed_names[*]}"
+fi
+echo "capi-tests: $passed passed, $failed failed"
+[ "$failed" = 0 ]
