@@ -14,24 +14,34 @@ pub use header::ChunkHeader;
 pub use params::{CParams, DParams};
 
 use crate::{Error, Result};
+use std::sync::{Arc, Mutex, Weak};
 
-/// A worker pool owned by a context (`nthreads` > 1), reused across calls.
-pub fn make_pool(nthreads: i16) -> Result<Option<rayon::ThreadPool>> {
+/// The worker pool for `nthreads` (> 1). Contexts asking for the same number of threads share
+/// one pool, as c-blosc2 shares its thread pools; it lives as long as a context holds it.
+pub fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>> {
     if nthreads <= 1 {
         return Ok(None);
     }
-    rayon::ThreadPoolBuilder::new()
+    static POOLS: Mutex<Vec<(i16, Weak<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    pools.retain(|(_, w)| w.strong_count() > 0);
+    if let Some(p) = pools.iter().find(|(n, _)| *n == nthreads).and_then(|(_, w)| w.upgrade()) {
+        return Ok(Some(p));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(nthreads as usize)
         .thread_name(|i| format!("blosc2-worker-{i}"))
         .build()
-        .map(Some)
-        .map_err(|_| Error::ThreadCreate)
+        .map_err(|_| Error::ThreadCreate)?;
+    let pool = Arc::new(pool);
+    pools.push((nthreads, Arc::downgrade(&pool)));
+    Ok(Some(pool))
 }
 
 /// A compression context: parameters plus the worker pool for its `nthreads`.
 pub struct Compressor {
     params: CParams,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl Compressor {
@@ -47,14 +57,14 @@ impl Compressor {
 
     /// Compresses `src` into `dst`; the chunk size, or 0 when it does not fit.
     pub fn compress(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        compress::compress(&self.params, self.pool.as_ref(), src, dst)
+        compress::compress(&self.params, self.pool.as_deref(), src, dst)
     }
 }
 
 /// A decompression context.
 pub struct Decompressor {
     params: DParams,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl Decompressor {
@@ -74,7 +84,7 @@ impl Decompressor {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
-        decompress::decompress(&self.params, self.pool.as_ref(), src, dst, maskout)
+        decompress::decompress(&self.params, self.pool.as_deref(), src, dst, maskout)
     }
 
     /// `decompress` for a lazy chunk (blocks fetched through `reader`) or a regular one.
@@ -85,7 +95,7 @@ impl Decompressor {
         maskout: Option<&[bool]>,
         reader: Option<&dyn decompress::LazyBlocks>,
     ) -> Result<usize> {
-        decompress::decompress_with(&self.params, self.pool.as_ref(), src, dst, maskout, reader)
+        decompress::decompress_with(&self.params, self.pool.as_deref(), src, dst, maskout, reader)
     }
 
     /// `getitem_bytes` for a lazy chunk (blocks fetched through `reader`) or a regular one.
