@@ -239,10 +239,12 @@ pub fn compress(
         params.typesize
     };
     let filter_flags = flags_from_filters(&params.filters);
+    // c-blosc2 sizes blocks with the caller's typesize and only then falls back to 1 for a
+    // typesize the header cannot hold.
     let blocksize = compute_blocksize(
         params.compcode,
         params.clevel,
-        typesize,
+        params.typesize.max(1),
         nbytes,
         params.blocksize,
         params.splitmode,
