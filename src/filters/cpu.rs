@@ -1,0 +1,55 @@
+//! Which SIMD instruction set the filter kernels use, detected once per process.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The kernel families, from slowest to fastest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Isa {
+    Scalar = 1,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    Sse2 = 2,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    Avx2 = 3,
+}
+
+static DETECTED: AtomicU8 = AtomicU8::new(0);
+
+/// The best instruction set this CPU offers (cached after the first call).
+pub(crate) fn isa() -> Isa {
+    match DETECTED.load(Ordering::Relaxed) {
+        1 => Isa::Scalar,
+        2 => Isa::Sse2,
+        3 => Isa::Avx2,
+        _ => {
+            let found = detect();
+            DETECTED.store(found as u8, Ordering::Relaxed);
+            found
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> Isa {
+    if std::arch::is_x86_feature_detected!("avx2") {
+        Isa::Avx2
+    } else if std::arch::is_x86_feature_detected!("sse2") {
+        Isa::Sse2
+    } else {
+        Isa::Scalar
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> Isa {
+    Isa::Scalar
+}
+
+/// The instruction sets usable here, for tests that compare every kernel with its scalar twin.
+#[cfg(test)]
+pub(crate) fn available() -> Vec<Isa> {
+    let best = isa();
+    [Isa::Scalar, Isa::Sse2, Isa::Avx2]
+        .into_iter()
+        .filter(|i| *i <= best)
+        .collect()
+}
