@@ -1,78 +1,126 @@
 //! AVX2 byte shuffle for typesizes 2, 4, 8 and 16: 32 elements per step.
 //!
-//! A step loads `typesize` vectors (32 whole elements) and splits them into even and odd bytes
-//! log2(typesize) times; each split halves the bytes per element, so the last level leaves one
-//! vector per byte stream. Unshuffling interleaves the streams back in the opposite order.
+//! Each 128-bit lane runs its own 16-element pipeline: lane 0 of the `typesize` vectors holds
+//! elements 0..16 of a step, lane 1 elements 16..32, so no lane-crossing permutes are needed
+//! and each result vector holds 32 consecutive bytes of one stream. Within a lane a `pshufb`
+//! groups the bytes of each element by byte index, and an unpack network transposes those
+//! groups across the vectors. Unshuffling zips the streams back with unpacks alone.
 
 use std::arch::x86_64::*;
 
 const LANES: usize = 32;
 
-/// Even and odd bytes of the 64 bytes `a ++ b`.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn split(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
-    let low = _mm256_set1_epi16(0x00ff);
-    // packus works per 128-bit lane, giving 8-byte quarters in the order a0 b0 a1 b1.
-    let evens = _mm256_packus_epi16(_mm256_and_si256(a, low), _mm256_and_si256(b, low));
-    let odds = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
-    (
-        _mm256_permute4x64_epi64(evens, 0b11_01_10_00),
-        _mm256_permute4x64_epi64(odds, 0b11_01_10_00),
-    )
-}
-
-/// Inverse of [`split`]: interleaves even and odd bytes back into 64 bytes.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn join(evens: __m256i, odds: __m256i) -> (__m256i, __m256i) {
-    // unpack works per 128-bit lane: bring quarters 0,1 to the low halves of the two lanes.
-    let e = _mm256_permute4x64_epi64(evens, 0b11_01_10_00);
-    let o = _mm256_permute4x64_epi64(odds, 0b11_01_10_00);
-    (_mm256_unpacklo_epi8(e, o), _mm256_unpackhi_epi8(e, o))
-}
-
-/// Turns `TS` vectors of whole elements into `TS` byte-stream vectors (stream `b` in `v[b]`).
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn to_streams<const TS: usize>(v: &mut [__m256i; TS]) {
-    // Groups of `size` vectors; after a level, group id `c` holds the bytes whose index has
-    // low bits `c`, so the odd half of group `c` becomes group `c + groups`.
-    let mut size = TS;
-    while size > 1 {
-        let groups = TS / size;
-        let half = size / 2;
-        let mut next = [_mm256_setzero_si256(); TS];
-        for c in 0..groups {
-            for q in 0..half {
-                let (e, o) = split(v[c * size + 2 * q], v[c * size + 2 * q + 1]);
-                next[c * half + q] = e;
-                next[(c + groups) * half + q] = o;
-            }
+/// `pshufb` control that regroups a 16-byte lane of `16 / TS` elements into `TS` units, unit
+/// `b` holding byte `b` of each element.
+const fn lane_control(ts: usize) -> [u8; 16] {
+    let per_lane = 16 / ts;
+    let mut c = [0u8; 16];
+    let mut b = 0;
+    while b < ts {
+        let mut e = 0;
+        while e < per_lane {
+            c[b * per_lane + e] = (e * ts + b) as u8;
+            e += 1;
         }
-        *v = next;
-        size = half;
+        b += 1;
+    }
+    c
+}
+
+/// The `pshufb` control for one typesize, computed at compile time.
+struct Controls<const TS: usize>;
+
+impl<const TS: usize> Controls<TS> {
+    const GROUP: [u8; 16] = lane_control(TS);
+}
+
+/// One level of [`transpose`]: zips rows `j` and `j + D` (bit `D` of `j` clear) in units of
+/// `UNIT` bytes; the `k`-th pair lands in rows `2k` and `2k + 1`.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn zip_level<const TS: usize, const UNIT: usize, const D: usize>(v: &mut [__m256i; TS]) {
+    let mut next = [_mm256_setzero_si256(); TS];
+    let mut k = 0;
+    for j in 0..TS {
+        if j & D != 0 {
+            continue;
+        }
+        let (a, b) = (v[j], v[j + D]);
+        let (lo, hi) = match UNIT {
+            1 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
+            2 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
+            4 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
+            _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+        };
+        next[2 * k] = lo;
+        next[2 * k + 1] = hi;
+        k += 1;
+    }
+    *v = next;
+}
+
+/// Transposes, in each 128-bit lane, the `TS x TS` matrix whose row `r` is `v[r]` and whose
+/// cells are units of `16 / TS` bytes: log2(TS) zip levels at doubling unit sizes.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn transpose<const TS: usize>(v: &mut [__m256i; TS]) {
+    match TS {
+        2 => zip_level::<TS, 8, 1>(v),
+        4 => {
+            zip_level::<TS, 4, 1>(v);
+            zip_level::<TS, 8, 2>(v);
+        }
+        8 => {
+            zip_level::<TS, 2, 1>(v);
+            zip_level::<TS, 4, 2>(v);
+            zip_level::<TS, 8, 4>(v);
+        }
+        _ => {
+            zip_level::<TS, 1, 1>(v);
+            zip_level::<TS, 2, 2>(v);
+            zip_level::<TS, 4, 4>(v);
+            zip_level::<TS, 8, 8>(v);
+        }
     }
 }
 
-/// Inverse of [`to_streams`].
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn from_streams<const TS: usize>(v: &mut [__m256i; TS]) {
-    let mut size = 2;
-    while size <= TS {
-        let groups = TS / size;
-        let half = size / 2;
-        let mut prev = [_mm256_setzero_si256(); TS];
-        for c in 0..groups {
-            for q in 0..half {
-                let (lo, hi) = join(v[c * half + q], v[(c + groups) * half + q]);
-                prev[c * size + 2 * q] = lo;
-                prev[c * size + 2 * q + 1] = hi;
-            }
+/// Element-major vectors (lane 0: elements 0..16 of a step, lane 1: elements 16..32) to one
+/// vector per byte stream.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn to_streams<const TS: usize>(v: &mut [__m256i; TS]) {
+    if TS < 16 {
+        let c = Controls::<TS>::GROUP;
+        let control = _mm256_broadcastsi128_si256(_mm_loadu_si128(c.as_ptr() as *const __m128i));
+        for x in v.iter_mut() {
+            *x = _mm256_shuffle_epi8(*x, control);
         }
-        *v = prev;
-        size *= 2;
+    }
+    transpose::<TS>(v);
+}
+
+/// Inverse of [`to_streams`]: zipping the streams at unit sizes 1, 2, 4, 8 rebuilds whole
+/// elements directly (vector k, per lane, holds bytes 16k.. of that lane's 16 elements).
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn from_streams<const TS: usize>(v: &mut [__m256i; TS]) {
+    match TS {
+        2 => zip_level::<TS, 1, 1>(v),
+        4 => {
+            zip_level::<TS, 1, 1>(v);
+            zip_level::<TS, 2, 2>(v);
+        }
+        8 => {
+            zip_level::<TS, 1, 1>(v);
+            zip_level::<TS, 2, 2>(v);
+            zip_level::<TS, 4, 4>(v);
+        }
+        _ => {
+            zip_level::<TS, 1, 1>(v);
+            zip_level::<TS, 2, 2>(v);
+            zip_level::<TS, 4, 4>(v);
+            zip_level::<TS, 8, 8>(v);
+        }
     }
 }
 
@@ -85,8 +133,14 @@ unsafe fn shuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
     while i < done {
         let mut v = [_mm256_setzero_si256(); TS];
         for (k, x) in v.iter_mut().enumerate() {
+            // Lane 0 takes elements i..i+16, lane 1 elements i+16..i+32.
+            let lo = s.add(i * TS + k * 16);
             // SAFETY: i + 32 <= n, so bytes i*TS .. (i+32)*TS lie within src (len >= n*TS).
-            *x = _mm256_loadu_si256(s.add(i * TS + k * LANES) as *const __m256i);
+            *x = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
+                _mm_loadu_si128(lo.add(16 * TS) as *const __m128i),
+                1,
+            );
         }
         to_streams::<TS>(&mut v);
         for (b, x) in v.iter().enumerate() {
@@ -111,9 +165,17 @@ unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
             *x = _mm256_loadu_si256(s.add(b * n + i) as *const __m256i);
         }
         from_streams::<TS>(&mut v);
-        for (k, x) in v.iter().enumerate() {
+        // Vector k holds bytes 16k.. of elements i.. (lane 0) and of elements i+16.. (lane 1):
+        // pair up the lanes of vectors 2k and 2k+1 for whole 32-byte stores.
+        for k in 0..TS / 2 {
+            let (a, b) = (v[2 * k], v[2 * k + 1]);
+            let out = d.add(i * TS + 32 * k);
             // SAFETY: (i+32)*TS <= n*TS <= dst.len() (the caller checked equal lengths).
-            _mm256_storeu_si256(d.add(i * TS + k * LANES) as *mut __m256i, *x);
+            _mm256_storeu_si256(out as *mut __m256i, _mm256_permute2x128_si256(a, b, 0x20));
+            _mm256_storeu_si256(
+                out.add(16 * TS) as *mut __m256i,
+                _mm256_permute2x128_si256(a, b, 0x31),
+            );
         }
         i += LANES;
     }
