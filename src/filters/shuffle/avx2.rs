@@ -182,20 +182,117 @@ unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
     done
 }
 
-/// Shuffles the leading whole groups of 32 elements; returns how many elements it did
-/// (0 for typesizes it has no kernel for). Requires `src.len() == dst.len()`.
+/// How many leading elements the tiled kernels may handle: whole steps of 32 elements whose
+/// 16-byte accesses (which run `16 - typesize` bytes past an element narrower than 16) stay
+/// inside the block.
+fn tiled_elements(typesize: usize, len: usize) -> usize {
+    let n = len / typesize;
+    let mut done = n - n % LANES;
+    while done > 0 && (done - 1) * typesize + typesize.max(16) > len {
+        done -= LANES;
+    }
+    done
+}
+
+/// The 16-byte column tiles of an element: 0, 16, ..., and a last one ending at the element's
+/// end (overlapping its predecessor; rewriting the same bytes is harmless). Narrower elements
+/// have one tile of `typesize` useful bytes.
+fn tiles(typesize: usize) -> impl Iterator<Item = (usize, usize)> {
+    let count = typesize.div_ceil(16);
+    (0..count).map(move |t| {
+        if typesize <= 16 {
+            (0, typesize)
+        } else {
+            ((16 * t).min(typesize - 16), 16)
+        }
+    })
+}
+
+/// Shuffle for any typesize of 3 or more: for each 16-byte column tile, loads that tile of 32
+/// elements (16 per lane), transposes the 16x16 bytes of each lane and stores the tile's
+/// streams. Returns how many elements it did.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / ts;
+    let done = tiled_elements(ts, src.len());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i < done {
+        for (c0, width) in tiles(ts) {
+            let mut v = [_mm256_setzero_si256(); 16];
+            for (e, x) in v.iter_mut().enumerate() {
+                let lo = s.add((i + e) * ts + c0);
+                // SAFETY: the last byte read is (i+31)*ts + c0 + 15 < len, as tiled_elements
+                // ensured ((i+31)*ts + max(ts, 16) <= len and c0 + 16 <= max(ts, 16)).
+                *x = _mm256_inserti128_si256(
+                    _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
+                    _mm_loadu_si128(lo.add(16 * ts) as *const __m128i),
+                    1,
+                );
+            }
+            from_streams::<16>(&mut v); // a 16x16 byte transpose per lane (an involution)
+            for (b, x) in v.iter().take(width).enumerate() {
+                // SAFETY: (c0+b)*n + i + 32 <= ts*n <= dst.len() (equal lengths checked).
+                _mm256_storeu_si256(d.add((c0 + b) * n + i) as *mut __m256i, *x);
+            }
+        }
+        i += LANES;
+    }
+    done
+}
+
+/// Inverse of [`shuffle_tiled`]. Elements narrower than 16 bytes are stored 16 bytes at a time
+/// in increasing order, each store's excess overwritten by the next one (the excess of the
+/// last lies inside the block and is rewritten by the caller's scalar tail).
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / ts;
+    let done = tiled_elements(ts, src.len());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i < done {
+        for (c0, width) in tiles(ts) {
+            let mut v = [_mm256_setzero_si256(); 16];
+            for (b, x) in v.iter_mut().take(width).enumerate() {
+                // SAFETY: (c0+b)*n + i + 32 <= ts*n <= src.len().
+                *x = _mm256_loadu_si256(s.add((c0 + b) * n + i) as *const __m256i);
+            }
+            from_streams::<16>(&mut v);
+            for (e, x) in v.iter().enumerate() {
+                // SAFETY: writes end at (i+15)*ts + c0 + 16 <= len (see tiled_elements).
+                _mm_storeu_si128(
+                    d.add((i + e) * ts + c0) as *mut __m128i,
+                    _mm256_castsi256_si128(*x),
+                );
+            }
+            for (e, x) in v.iter().enumerate() {
+                // SAFETY: writes end at (i+31)*ts + c0 + 16 <= len (see tiled_elements).
+                _mm_storeu_si128(
+                    d.add((i + 16 + e) * ts + c0) as *mut __m128i,
+                    _mm256_extracti128_si256(*x, 1),
+                );
+            }
+        }
+        i += LANES;
+    }
+    done
+}
+
+/// Shuffles the leading whole groups of 32 elements; returns how many elements it did.
+/// Requires `src.len() == dst.len()` and `typesize >= 2`.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usize {
     assert_eq!(src.len(), dst.len());
+    assert!(typesize >= 2);
     match typesize {
         2 => shuffle_ts::<2>(src, dst),
         4 => shuffle_ts::<4>(src, dst),
         8 => shuffle_ts::<8>(src, dst),
         16 => shuffle_ts::<16>(src, dst),
-        _ => 0,
+        _ => shuffle_tiled(typesize, src, dst),
     }
 }
 
@@ -206,11 +303,12 @@ pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usi
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usize {
     assert_eq!(src.len(), dst.len());
+    assert!(typesize >= 2);
     match typesize {
         2 => unshuffle_ts::<2>(src, dst),
         4 => unshuffle_ts::<4>(src, dst),
         8 => unshuffle_ts::<8>(src, dst),
         16 => unshuffle_ts::<16>(src, dst),
-        _ => 0,
+        _ => unshuffle_tiled(typesize, src, dst),
     }
 }
