@@ -124,30 +124,50 @@ unsafe fn from_streams<const TS: usize>(v: &mut [__m256i; TS]) {
     }
 }
 
+/// Loads 32 elements from `s` (lane 0: the first 16, lane 1: the next 16) and turns them
+/// into `TS` stream vectors.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn streams_of_step<const TS: usize>(s: *const u8) -> [__m256i; TS] {
+    let mut v = [_mm256_setzero_si256(); TS];
+    for (k, x) in v.iter_mut().enumerate() {
+        let lo = s.add(k * 16);
+        *x = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
+            _mm_loadu_si128(lo.add(16 * TS) as *const __m128i),
+            1,
+        );
+    }
+    to_streams::<TS>(&mut v);
+    v
+}
+
 #[target_feature(enable = "avx2")]
 unsafe fn shuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
     let n = src.len() / TS;
     let done = n - n % LANES;
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     let mut i = 0;
-    while i < done {
-        let mut v = [_mm256_setzero_si256(); TS];
-        for (k, x) in v.iter_mut().enumerate() {
-            // Lane 0 takes elements i..i+16, lane 1 elements i+16..i+32.
-            let lo = s.add(i * TS + k * 16);
-            // SAFETY: i + 32 <= n, so bytes i*TS .. (i+32)*TS lie within src (len >= n*TS).
-            *x = _mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
-                _mm_loadu_si128(lo.add(16 * TS) as *const __m128i),
-                1,
-            );
+    // Two steps at a time, so that each stream receives a whole 64-byte cache line at once:
+    // with many streams a power-of-two apart, half-written lines would be evicted early.
+    while i + 2 * LANES <= done {
+        // SAFETY: i + 64 <= n, so bytes i*TS .. (i+64)*TS lie within src (len >= n*TS).
+        let first = streams_of_step::<TS>(s.add(i * TS));
+        let second = streams_of_step::<TS>(s.add((i + LANES) * TS));
+        for b in 0..TS {
+            // SAFETY: b*n + i + 64 <= TS*n <= dst.len() (the caller checked equal lengths).
+            _mm256_storeu_si256(d.add(b * n + i) as *mut __m256i, first[b]);
+            _mm256_storeu_si256(d.add(b * n + i + LANES) as *mut __m256i, second[b]);
         }
-        to_streams::<TS>(&mut v);
-        for (b, x) in v.iter().enumerate() {
-            // SAFETY: b*n + i + 32 <= TS*n <= dst.len() (the caller checked equal lengths).
+        i += 2 * LANES;
+    }
+    if i < done {
+        // SAFETY: i + 32 <= n, as above.
+        let last = streams_of_step::<TS>(s.add(i * TS));
+        for (b, x) in last.iter().enumerate() {
+            // SAFETY: b*n + i + 32 <= TS*n <= dst.len().
             _mm256_storeu_si256(d.add(b * n + i) as *mut __m256i, *x);
         }
-        i += LANES;
     }
     done
 }
@@ -208,9 +228,27 @@ fn tiles(typesize: usize) -> impl Iterator<Item = (usize, usize)> {
     })
 }
 
+/// Loads the 16-byte tile at column `c0` of 32 elements of `ts` bytes starting at `s` (lane 0:
+/// the first 16 elements, lane 1: the next 16) and transposes it into 16 stream vectors.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn tile_streams(s: *const u8, ts: usize, c0: usize) -> [__m256i; 16] {
+    let mut v = [_mm256_setzero_si256(); 16];
+    for (e, x) in v.iter_mut().enumerate() {
+        let lo = s.add(e * ts + c0);
+        *x = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
+            _mm_loadu_si128(lo.add(16 * ts) as *const __m128i),
+            1,
+        );
+    }
+    from_streams::<16>(&mut v); // a 16x16 byte transpose per lane (an involution)
+    v
+}
+
 /// Shuffle for any typesize of 3 or more: for each 16-byte column tile, loads that tile of 32
 /// elements (16 per lane), transposes the 16x16 bytes of each lane and stores the tile's
-/// streams. Returns how many elements it did.
+/// streams, two steps at a time as in `shuffle_ts`. Returns how many elements it did.
 #[target_feature(enable = "avx2")]
 unsafe fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
     let n = src.len() / ts;
@@ -218,25 +256,28 @@ unsafe fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     let mut i = 0;
     while i < done {
+        let pair = i + 2 * LANES <= done;
         for (c0, width) in tiles(ts) {
-            let mut v = [_mm256_setzero_si256(); 16];
-            for (e, x) in v.iter_mut().enumerate() {
-                let lo = s.add((i + e) * ts + c0);
-                // SAFETY: the last byte read is (i+31)*ts + c0 + 15 < len, as tiled_elements
-                // ensured ((i+31)*ts + max(ts, 16) <= len and c0 + 16 <= max(ts, 16)).
-                *x = _mm256_inserti128_si256(
-                    _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
-                    _mm_loadu_si128(lo.add(16 * ts) as *const __m128i),
-                    1,
-                );
-            }
-            from_streams::<16>(&mut v); // a 16x16 byte transpose per lane (an involution)
-            for (b, x) in v.iter().take(width).enumerate() {
-                // SAFETY: (c0+b)*n + i + 32 <= ts*n <= dst.len() (equal lengths checked).
-                _mm256_storeu_si256(d.add((c0 + b) * n + i) as *mut __m256i, *x);
+            // SAFETY: the last byte read is (i+31)*ts + c0 + 15 < len (or i+63 when `pair`),
+            // as tiled_elements ensured ((done-1)*ts + max(ts, 16) <= len, c0 + 16 <= max(ts, 16)).
+            let first = tile_streams(s.add(i * ts), ts, c0);
+            if pair {
+                // SAFETY: as above.
+                let second = tile_streams(s.add((i + LANES) * ts), ts, c0);
+                for b in 0..width {
+                    let out = d.add((c0 + b) * n + i);
+                    // SAFETY: (c0+b)*n + i + 64 <= ts*n <= dst.len() (equal lengths checked).
+                    _mm256_storeu_si256(out as *mut __m256i, first[b]);
+                    _mm256_storeu_si256(out.add(LANES) as *mut __m256i, second[b]);
+                }
+            } else {
+                for (b, x) in first.iter().take(width).enumerate() {
+                    // SAFETY: (c0+b)*n + i + 32 <= ts*n <= dst.len().
+                    _mm256_storeu_si256(d.add((c0 + b) * n + i) as *mut __m256i, *x);
+                }
             }
         }
-        i += LANES;
+        i += if pair { 2 * LANES } else { LANES };
     }
     done
 }
