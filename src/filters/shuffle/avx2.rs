@@ -282,6 +282,26 @@ unsafe fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
     done
 }
 
+/// Transposes 16 stream vectors (rows `width..` zero) of a tile back to element tiles and
+/// stores them at `d` (element 0 of the step) for elements 0..32 of `ts` bytes at column `c0`.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn store_tile(mut v: [__m256i; 16], d: *mut u8, ts: usize, c0: usize) {
+    from_streams::<16>(&mut v);
+    for (e, x) in v.iter().enumerate() {
+        _mm_storeu_si128(
+            d.add(e * ts + c0) as *mut __m128i,
+            _mm256_castsi256_si128(*x),
+        );
+    }
+    for (e, x) in v.iter().enumerate() {
+        _mm_storeu_si128(
+            d.add((16 + e) * ts + c0) as *mut __m128i,
+            _mm256_extracti128_si256(*x, 1),
+        );
+    }
+}
+
 /// Inverse of [`shuffle_tiled`]. Elements narrower than 16 bytes are stored 16 bytes at a time
 /// in increasing order, each store's excess overwritten by the next one (the excess of the
 /// last lies inside the block and is rewritten by the caller's scalar tail).
@@ -292,29 +312,28 @@ unsafe fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     let mut i = 0;
     while i < done {
+        // Two steps at a time read whole 64-byte lines of each stream (see shuffle_ts).
+        let pair = i + 2 * LANES <= done;
         for (c0, width) in tiles(ts) {
-            let mut v = [_mm256_setzero_si256(); 16];
-            for (b, x) in v.iter_mut().take(width).enumerate() {
-                // SAFETY: (c0+b)*n + i + 32 <= ts*n <= src.len().
-                *x = _mm256_loadu_si256(s.add((c0 + b) * n + i) as *const __m256i);
+            let mut first = [_mm256_setzero_si256(); 16];
+            let mut second = [_mm256_setzero_si256(); 16];
+            for b in 0..width {
+                let row = s.add((c0 + b) * n + i);
+                // SAFETY: (c0+b)*n + i + 32 (64 when `pair`) <= ts*n <= src.len().
+                first[b] = _mm256_loadu_si256(row as *const __m256i);
+                if pair {
+                    second[b] = _mm256_loadu_si256(row.add(LANES) as *const __m256i);
+                }
             }
-            from_streams::<16>(&mut v);
-            for (e, x) in v.iter().enumerate() {
-                // SAFETY: writes end at (i+15)*ts + c0 + 16 <= len (see tiled_elements).
-                _mm_storeu_si128(
-                    d.add((i + e) * ts + c0) as *mut __m128i,
-                    _mm256_castsi256_si128(*x),
-                );
-            }
-            for (e, x) in v.iter().enumerate() {
-                // SAFETY: writes end at (i+31)*ts + c0 + 16 <= len (see tiled_elements).
-                _mm_storeu_si128(
-                    d.add((i + 16 + e) * ts + c0) as *mut __m128i,
-                    _mm256_extracti128_si256(*x, 1),
-                );
+            // SAFETY: writes end at (i+31)*ts + c0 + 16 <= len (i+63 when `pair`; see
+            // tiled_elements), and the step's elements come before the next step's.
+            store_tile(first, d.add(i * ts), ts, c0);
+            if pair {
+                // SAFETY: as above.
+                store_tile(second, d.add((i + LANES) * ts), ts, c0);
             }
         }
-        i += LANES;
+        i += if pair { 2 * LANES } else { LANES };
     }
     done
 }
