@@ -1,4 +1,7 @@
 //! Which SIMD instruction set the filter kernels use, detected once per process.
+//!
+//! The environment variable `RBLOSC2_SIMD` (`scalar`, `sse2` or `avx2`) caps the choice, so
+//! every kernel family can be exercised, and compared with the reference, on one machine.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -28,8 +31,17 @@ pub(crate) fn isa() -> Isa {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
 fn detect() -> Isa {
+    let cap = match std::env::var("RBLOSC2_SIMD").as_deref() {
+        Ok("scalar") => Isa::Scalar,
+        Ok("sse2") => Isa::Sse2,
+        _ => Isa::Avx2,
+    };
+    cpu_best().min(cap)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn cpu_best() -> Isa {
     if std::arch::is_x86_feature_detected!("avx2") {
         Isa::Avx2
     } else if std::arch::is_x86_feature_detected!("sse2") {
@@ -40,14 +52,14 @@ fn detect() -> Isa {
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn detect() -> Isa {
+fn cpu_best() -> Isa {
     Isa::Scalar
 }
 
 /// The instruction sets usable here, for tests that compare every kernel with its scalar twin.
 #[cfg(test)]
 pub(crate) fn available() -> Vec<Isa> {
-    let best = isa();
+    let best = cpu_best();
     [Isa::Scalar, Isa::Sse2, Isa::Avx2]
         .into_iter()
         .filter(|i| *i <= best)
