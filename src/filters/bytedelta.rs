@@ -13,7 +13,14 @@
 //! running value at 0. So in streams longer than 15 bytes the bytes from
 //! `16 * (stream_len / 16)` on are differenced against 0 anew. Its trailing `len % typesize`
 //! bytes were never written (stale memory in the reference); we copy them.
+//!
+//! The SSE2 kernels (`sse2.rs`, used on every x86_64 CPU) do the whole 16-byte pieces of each
+//! stream, the scalar loop the rest, which is also where the buggy variant's restart falls.
 
+#[cfg(target_arch = "x86_64")]
+mod sse2;
+
+use super::cpu::{self, Isa};
 use crate::{Error, Result};
 
 fn check(typesize: usize, src: &[u8], dst: &[u8]) -> Result<()> {
@@ -32,52 +39,83 @@ fn restart_at(stream_len: usize, buggy: bool) -> usize {
     }
 }
 
-fn forward(typesize: usize, src: &[u8], dst: &mut [u8], buggy: bool) -> Result<()> {
+/// Differences of one stream. The SIMD kernels cover whole 16-byte pieces, as c-blosc2's
+/// SIMD loop did; the rest continues from their last byte, or from 0 in the buggy variant.
+fn forward_stream(isa: Isa, s: &[u8], d: &mut [u8], buggy: bool) {
+    let (done, last) = match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: every x86_64 CPU has SSE2; `isa` is never below Sse2 unless forced.
+        Isa::Sse2 | Isa::Avx2 => unsafe { sse2::forward(s, d) },
+        _ => (0, 0),
+    };
+    let restart = restart_at(s.len(), buggy);
+    let mut prev = last;
+    for (i, (x, y)) in s.iter().zip(d.iter_mut()).enumerate().skip(done) {
+        if i == restart {
+            prev = 0;
+        }
+        *y = x.wrapping_sub(prev);
+        prev = *x;
+    }
+}
+
+/// Running sums of one stream (inverse of [`forward_stream`]).
+fn backward_stream(isa: Isa, s: &[u8], d: &mut [u8], buggy: bool) {
+    let (done, last) = match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: every x86_64 CPU has SSE2; `isa` is never below Sse2 unless forced.
+        Isa::Sse2 | Isa::Avx2 => unsafe { sse2::backward(s, d) },
+        _ => (0, 0),
+    };
+    let restart = restart_at(s.len(), buggy);
+    let mut acc = last;
+    for (i, (x, y)) in s.iter().zip(d.iter_mut()).enumerate().skip(done) {
+        if i == restart {
+            acc = 0;
+        }
+        acc = acc.wrapping_add(*x);
+        *y = acc;
+    }
+}
+
+fn forward_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8], buggy: bool) -> Result<()> {
     check(typesize, src, dst)?;
     let stream_len = src.len() / typesize;
     let body = stream_len * typesize;
     if stream_len > 0 {
-        let restart = restart_at(stream_len, buggy);
         for (s, d) in src[..body]
             .chunks_exact(stream_len)
             .zip(dst.chunks_exact_mut(stream_len))
         {
-            let mut prev = 0u8;
-            for (i, (x, y)) in s.iter().zip(d.iter_mut()).enumerate() {
-                if i == restart {
-                    prev = 0;
-                }
-                *y = x.wrapping_sub(prev);
-                prev = *x;
-            }
+            forward_stream(isa, s, d, buggy);
         }
     }
     dst[body..].copy_from_slice(&src[body..]);
     Ok(())
 }
 
-fn backward(typesize: usize, src: &[u8], dst: &mut [u8], buggy: bool) -> Result<()> {
+fn backward_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8], buggy: bool) -> Result<()> {
     check(typesize, src, dst)?;
     let stream_len = src.len() / typesize;
     let body = stream_len * typesize;
     if stream_len > 0 {
-        let restart = restart_at(stream_len, buggy);
         for (s, d) in src[..body]
             .chunks_exact(stream_len)
             .zip(dst.chunks_exact_mut(stream_len))
         {
-            let mut acc = 0u8;
-            for (i, (x, y)) in s.iter().zip(d.iter_mut()).enumerate() {
-                if i == restart {
-                    acc = 0;
-                }
-                acc = acc.wrapping_add(*x);
-                *y = acc;
-            }
+            backward_stream(isa, s, d, buggy);
         }
     }
     dst[body..].copy_from_slice(&src[body..]);
     Ok(())
+}
+
+fn forward(typesize: usize, src: &[u8], dst: &mut [u8], buggy: bool) -> Result<()> {
+    forward_on(cpu::isa(), typesize, src, dst, buggy)
+}
+
+fn backward(typesize: usize, src: &[u8], dst: &mut [u8], buggy: bool) -> Result<()> {
+    backward_on(cpu::isa(), typesize, src, dst, buggy)
 }
 
 /// Bytedelta (id 35) encoding of one block. Errors with `InvalidParam` if `typesize == 0` or
@@ -130,6 +168,40 @@ mod tests {
                 bytedelta_buggy_forward(ts, &src, &mut enc).unwrap();
                 bytedelta_buggy_backward(ts, &enc, &mut dec).unwrap();
                 assert_eq!(dec, src);
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_matches_scalar() {
+        for isa in cpu::available() {
+            for ts in [1, 2, 3, 4, 8, 16, 17] {
+                for len in [
+                    0,
+                    5,
+                    16,
+                    17,
+                    31,
+                    32,
+                    33,
+                    47,
+                    48,
+                    100,
+                    1000,
+                    4099,
+                    65536 + 13,
+                ] {
+                    let src = pattern(len);
+                    for buggy in [false, true] {
+                        let (mut a, mut b) = (vec![0; len], vec![0; len]);
+                        forward_on(isa, ts, &src, &mut a, buggy).unwrap();
+                        forward_on(Isa::Scalar, ts, &src, &mut b, buggy).unwrap();
+                        assert_eq!(a, b, "{isa:?} ts {ts} len {len} buggy {buggy}");
+                        backward_on(isa, ts, &src, &mut a, buggy).unwrap();
+                        backward_on(Isa::Scalar, ts, &src, &mut b, buggy).unwrap();
+                        assert_eq!(a, b, "{isa:?} ts {ts} len {len} buggy {buggy}");
+                    }
+                }
             }
         }
     }
