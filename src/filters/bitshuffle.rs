@@ -47,8 +47,15 @@ thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Blocks up to this size reuse the per-thread scratch buffer; larger ones (rare: c-blosc2's
+/// automatic blocks are far smaller) get a temporary one, so no thread keeps a huge buffer.
+const SCRATCH_KEPT: usize = 4 << 20;
+
 /// Runs `f` with a scratch buffer of `len` bytes.
 fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    if len > SCRATCH_KEPT {
+        return f(&mut vec![0u8; len]);
+    }
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut buf) => {
             if buf.len() < len {
