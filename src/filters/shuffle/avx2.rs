@@ -1,10 +1,16 @@
-//! AVX2 byte shuffle for typesizes 2, 4, 8 and 16: 32 elements per step.
+//! AVX2 byte shuffle: 32 elements per step, for every typesize from 2 up.
 //!
-//! Each 128-bit lane runs its own 16-element pipeline: lane 0 of the `typesize` vectors holds
-//! elements 0..16 of a step, lane 1 elements 16..32, so no lane-crossing permutes are needed
-//! and each result vector holds 32 consecutive bytes of one stream. Within a lane a `pshufb`
-//! groups the bytes of each element by byte index, and an unpack network transposes those
-//! groups across the vectors. Unshuffling zips the streams back with unpacks alone.
+//! Each 128-bit lane runs its own 16-element pipeline: lane 0 of the vectors holds elements
+//! 0..16 of a step, lane 1 elements 16..32, so no lane-crossing permutes are needed and each
+//! result vector holds 32 consecutive bytes of one stream.
+//!
+//! Typesizes 2, 4, 8, 16 load `typesize` whole vectors; within a lane a `pshufb` groups the
+//! bytes of each element by byte index, and an unpack network transposes those groups across
+//! the vectors. Unshuffling zips the streams back with unpacks alone. Other typesizes go by
+//! 16-byte column tiles of the elements, each a 16x16 byte transpose per lane.
+//!
+//! The `unsafe fn` helpers without `target_feature` use AVX2 intrinsics and are only called,
+//! always inlined, from the `#[target_feature(enable = "avx2")]` kernels.
 
 use std::arch::x86_64::*;
 
