@@ -45,7 +45,7 @@ fn forward_stream(isa: Isa, s: &[u8], d: &mut [u8], buggy: bool) {
     let (done, last) = match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: every x86_64 CPU has SSE2; `isa` is never below Sse2 unless forced.
-        Isa::Sse2 | Isa::Avx2 => unsafe { sse2::forward(s, d) },
+        Isa::Sse2 | Isa::Avx2 | Isa::Avx2Gfni => unsafe { sse2::forward(s, d) },
         _ => (0, 0),
     };
     let restart = restart_at(s.len(), buggy);
@@ -64,7 +64,7 @@ fn backward_stream(isa: Isa, s: &[u8], d: &mut [u8], buggy: bool) {
     let (done, last) = match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: every x86_64 CPU has SSE2; `isa` is never below Sse2 unless forced.
-        Isa::Sse2 | Isa::Avx2 => unsafe { sse2::backward(s, d) },
+        Isa::Sse2 | Isa::Avx2 | Isa::Avx2Gfni => unsafe { sse2::backward(s, d) },
         _ => (0, 0),
     };
     let restart = restart_at(s.len(), buggy);

@@ -60,8 +60,8 @@ pub(crate) fn shuffle_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8]) 
     }
     let done = match isa {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `isa` is Avx2 only when the CPU was detected to support AVX2.
-        Isa::Avx2 => unsafe { avx2::shuffle(typesize, src, dst) },
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        Isa::Avx2 | Isa::Avx2Gfni => unsafe { avx2::shuffle(typesize, src, dst) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `isa` is Sse2 or better only when the CPU supports SSE2.
         Isa::Sse2 => unsafe { sse2::shuffle(typesize, src, dst) },
@@ -82,8 +82,8 @@ pub(crate) fn unshuffle_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8]
     }
     let done = match isa {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `isa` is Avx2 only when the CPU was detected to support AVX2.
-        Isa::Avx2 => unsafe { avx2::unshuffle(typesize, src, dst) },
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        Isa::Avx2 | Isa::Avx2Gfni => unsafe { avx2::unshuffle(typesize, src, dst) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `isa` is Sse2 or better only when the CPU supports SSE2.
         Isa::Sse2 => unsafe { sse2::unshuffle(typesize, src, dst) },
