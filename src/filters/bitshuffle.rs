@@ -78,8 +78,11 @@ fn check(typesize: usize, src: &[u8], dst: &[u8]) -> Result<()> {
 pub(crate) fn rows_from_bytes_on(isa: Isa, stream: &[u8], rows: &mut [u8]) {
     let done = match isa {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
-        Isa::Avx2 | Isa::Avx2Gfni => unsafe { avx2::rows_from_bytes(stream, rows) },
+        // SAFETY: `isa` is Avx2Gfni only when the CPU was detected to support AVX2 and GFNI.
+        Isa::Avx2Gfni => unsafe { avx2::rows_from_bytes_gfni(stream, rows) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Avx2 only when the CPU was detected to support AVX2.
+        Isa::Avx2 => unsafe { avx2::rows_from_bytes(stream, rows) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `isa` is Sse2 or better only when the CPU supports SSE2.
         Isa::Sse2 => unsafe { sse2::rows_from_bytes(stream, rows) },

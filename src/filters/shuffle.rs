@@ -10,7 +10,7 @@
 //! the typesize alike). See [`shuffle_with_meta`].
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+pub(crate) mod avx2;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod sse2;

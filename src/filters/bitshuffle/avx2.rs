@@ -29,6 +29,49 @@ pub(crate) unsafe fn rows_from_bytes(stream: &[u8], rows: &mut [u8]) -> usize {
     done
 }
 
+/// Bit rows of the leading whole 256-byte pieces of `stream`, with GFNI: each 8-byte group is
+/// bit-transposed in one instruction (giving its byte of each row), then the groups are
+/// scattered to the rows like 8-byte elements to byte streams. Returns how many bytes it did.
+///
+/// # Safety
+/// The CPU must support AVX2 and GFNI.
+#[target_feature(enable = "avx2,gfni")]
+pub(crate) unsafe fn rows_from_bytes_gfni(stream: &[u8], rows: &mut [u8]) -> usize {
+    assert_eq!(stream.len(), rows.len());
+    let n = stream.len();
+    let nrow = n / 8;
+    let done = n - n % 256;
+    let (s, r) = (stream.as_ptr(), rows.as_mut_ptr());
+    // Reverses the bytes of each 64-bit lane, as transpose_8x8_gfni wants its rows.
+    let reverse = _mm256_set_epi8(
+        8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1,
+        2, 3, 4, 5, 6, 7,
+    );
+    let mut i = 0;
+    while i < done {
+        let mut v = [_mm256_setzero_si256(); 8];
+        for (k, x) in v.iter_mut().enumerate() {
+            // Lane 0 takes groups 0..16 of the step (bytes 0..128), lane 1 groups 16..32.
+            let lo = s.add(i + 16 * k);
+            // SAFETY: i + 256 <= n, and 16k + 128 + 16 <= 256.
+            let bytes = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
+                _mm_loadu_si128(lo.add(128) as *const __m128i),
+                1,
+            );
+            // Each group's 8 stream bytes become its byte of rows 0..7.
+            *x = transpose_8x8_gfni(_mm256_shuffle_epi8(bytes, reverse));
+        }
+        crate::filters::shuffle::avx2::to_streams_8(&mut v);
+        for (k, x) in v.iter().enumerate() {
+            // SAFETY: k*nrow + i/8 + 32 <= 8*nrow = n, since i + 256 <= n.
+            _mm256_storeu_si256(r.add(k * nrow + i / 8) as *mut __m256i, *x);
+        }
+        i += 256;
+    }
+    done
+}
+
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn transpose_8x8(x: __m256i) -> __m256i {

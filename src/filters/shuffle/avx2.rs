@@ -105,6 +105,16 @@ unsafe fn to_streams<const TS: usize>(v: &mut [__m256i; TS]) {
     transpose::<TS>(v);
 }
 
+/// [`to_streams`] for 8-byte elements, for the bitshuffle kernels (eight bit rows per group
+/// of eight elements are laid out like 8-byte elements).
+///
+/// # Safety
+/// Only to be called, inlined, from functions compiled with AVX2 enabled.
+#[inline(always)]
+pub(crate) unsafe fn to_streams_8(v: &mut [__m256i; 8]) {
+    to_streams::<8>(v);
+}
+
 /// Inverse of [`to_streams`]: zipping the streams at unit sizes 1, 2, 4, 8 rebuilds whole
 /// elements directly (vector k, per lane, holds bytes 16k.. of that lane's 16 elements).
 // Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
