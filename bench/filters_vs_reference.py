@@ -7,7 +7,7 @@ Both libraries export the same symbols, so each is loaded with RTLD_LOCAL. `chec
 four exported filters (blosc2_shuffle, blosc2_unshuffle, blosc2_bitshuffle,
 blosc2_bitunshuffle) of both on random blocks over a matrix of typesizes and sizes and
 compares outputs and return values; `bench` reports the best MB/s of each on 256 KiB blocks.
-Set RBLOSC2_SIMD=scalar|sse2|avx2 to check or time one of our kernel families.
+Set RBLOSC2_SIMD=scalar|sse2|avx2|gfni to check or time one of our kernel families.
 """
 import ctypes
 import os
