@@ -1,1 +1,168 @@
-//! delta filter.
+//! Delta filter (`BLOSC_DELTA`): XOR of each block against the chunk's first block ("dref").
+//!
+//! c-blosc2 XORs in words of `width` bytes, where `width` is the typesize when that is 1, 2, 4
+//! or 8, else 8 when the typesize is a multiple of 8, else 1 (see [`delta_width`]). The first
+//! block (offset 0) is delta-coded against itself: word `i >= 1` is XORed with word `i - 1` of
+//! the block's own input and word 0 is kept. Every other block is XORed word by word with dref,
+//! the chunk's *unfiltered* first block, whatever filters run before delta (checked against
+//! 3.3.5 chunks with filters [SHUFFLE, DELTA]: block 0 uses its shuffled self, the others the
+//! raw first block). Decoding mirrors this: block 0 is undone in place, the others are XORed
+//! with the already fully decoded first block.
+//!
+//! Bytes past the last whole word (a block whose length is not a multiple of `width`, which
+//! only the chunk's last block can be) are left unwritten by c-blosc2 3.3.5, so its output
+//! there is whatever its scratch buffer held and the reference cannot decode such chunks
+//! itself. We copy those bytes from the source instead, which the reference decodes correctly.
+
+/// The XOR word size c-blosc2 uses for a typesize.
+pub fn delta_width(typesize: usize) -> usize {
+    match typesize {
+        1 | 2 | 4 | 8 => typesize,
+        t if t % 8 == 0 => 8,
+        _ => 1,
+    }
+}
+
+/// Delta-encodes one block.
+///
+/// * `dref`: the chunk's first block as given to the compressor (before any filter); at least
+///   as long as `src`. Not read for the first block.
+/// * `offset`: the block's byte offset in the chunk; 0 selects the first-block rule.
+/// * `src`: the block as produced by the previous filters; `dst` the same length.
+///
+/// Panics if `dst.len() != src.len()`, or for `offset != 0` if `dref` is shorter than `src`.
+pub fn delta_encode(dref: &[u8], offset: usize, src: &[u8], typesize: usize, dst: &mut [u8]) {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "delta: source and destination lengths differ"
+    );
+    let len = src.len();
+    let width = delta_width(typesize);
+    let body = len - len % width;
+    if offset == 0 {
+        let first = width.min(body);
+        dst[..first].copy_from_slice(&src[..first]);
+        for ((d, s), r) in dst[first..body]
+            .iter_mut()
+            .zip(&src[first..body])
+            .zip(&src[..body - first])
+        {
+            *d = s ^ r;
+        }
+    } else {
+        let dref = &dref[..len];
+        for ((d, s), r) in dst[..body].iter_mut().zip(&src[..body]).zip(dref) {
+            *d = s ^ r;
+        }
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+/// Undoes [`delta_encode`] in place on `data`, the block at byte `offset` of the chunk.
+///
+/// For `offset != 0`, `dref` is the chunk's first block *already decoded* (c-blosc2 decodes
+/// block 0 first and reads it from the output buffer); it must be at least as long as `data`.
+/// For `offset == 0` the reference is the block itself, decoded word by word in place, and
+/// `dref` is ignored (pass an empty slice).
+pub fn delta_decode(dref: &[u8], offset: usize, data: &mut [u8], typesize: usize) {
+    let len = data.len();
+    let width = delta_width(typesize);
+    let body = len - len % width;
+    if offset == 0 {
+        for i in width..body {
+            data[i] ^= data[i - width];
+        }
+    } else {
+        for (d, r) in data[..body].iter_mut().zip(&dref[..body]) {
+            *d ^= r;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filters::testutil::{fnv1a, pattern};
+
+    #[test]
+    fn widths() {
+        let got: Vec<usize> = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 17, 24, 255, 256]
+            .iter()
+            .map(|t| delta_width(*t))
+            .collect();
+        assert_eq!(got, [1, 2, 1, 4, 1, 1, 1, 8, 1, 8, 1, 8, 1, 8]);
+    }
+
+    /// Encodes a whole chunk block by block, then decodes it as c-blosc2 does (block 0 first).
+    fn round_trip(typesize: usize, blocksize: usize, chunk: &[u8]) -> Vec<Vec<u8>> {
+        let dref = &chunk[..blocksize.min(chunk.len())];
+        let mut encoded = Vec::new();
+        for (k, block) in chunk.chunks(blocksize).enumerate() {
+            let mut out = vec![0; block.len()];
+            delta_encode(dref, k * blocksize, block, typesize, &mut out);
+            encoded.push(out);
+        }
+        let mut decoded: Vec<u8> = Vec::new();
+        for (k, block) in encoded.iter().enumerate() {
+            let mut b = block.clone();
+            if k == 0 {
+                delta_decode(&[], 0, &mut b, typesize);
+            } else {
+                delta_decode(&decoded[..blocksize], k * blocksize, &mut b, typesize);
+            }
+            decoded.extend_from_slice(&b);
+        }
+        assert_eq!(decoded, chunk, "ts {typesize} bs {blocksize}");
+        encoded
+    }
+
+    #[test]
+    fn round_trips() {
+        for ts in [1, 2, 3, 4, 5, 8, 12, 16, 17, 24] {
+            for bs in [ts * 64, ts * 50] {
+                for len in [0, 1, 7, bs, bs + 3, 3 * bs + 100] {
+                    round_trip(ts, bs, &pattern(len));
+                }
+            }
+        }
+    }
+
+    // FNV-1a of c-blosc2 3.3.5's filter output (the zlib codec undone) over all blocks of the
+    // chunk of `pattern(12384)` compressed with blocksize 64 * typesize and DELTA alone.
+    #[test]
+    fn matches_reference_chunks() {
+        for (ts, hash) in [
+            (1, 0x4e5da19cf3777eec_u64),
+            (2, 0x5c49196ba76cb310),
+            (3, 0x99fdb7d1e928555f),
+            (4, 0x2562659f7bb5f57c),
+            (8, 0x51e8a369919550ee),
+            (12, 0xf2571fa7ad9da31e),
+            (16, 0x0cd2daac6c7f0ca9),
+            (24, 0x8da466c13422546b),
+        ] {
+            let blocks = round_trip(ts, 64 * ts, &pattern(12384));
+            assert_eq!(fnv1a(&blocks.concat()), hash, "ts {ts}");
+        }
+    }
+
+    // Filters [.., SHUFFLE, DELTA]: delta sees shuffled blocks but XORs with the raw first block.
+    #[test]
+    fn matches_reference_after_shuffle() {
+        use crate::filters::shuffle::shuffle;
+        for (ts, hash) in [(4, 0x1cfff8c0283203f4_u64), (8, 0x18f9925ff32df863)] {
+            let chunk = pattern(12384);
+            let bs = 64 * ts;
+            let mut all = Vec::new();
+            for (k, block) in chunk.chunks(bs).enumerate() {
+                let mut shuffled = vec![0; block.len()];
+                shuffle(ts, block, &mut shuffled);
+                let mut out = vec![0; block.len()];
+                delta_encode(&chunk[..bs], k * bs, &shuffled, ts, &mut out);
+                all.extend_from_slice(&out);
+            }
+            assert_eq!(fnv1a(&all), hash, "ts {ts}");
+        }
+    }
+}

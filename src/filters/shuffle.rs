@@ -1,1 +1,213 @@
-//! shuffle filter.
+//! Byte shuffle filter (`BLOSC_SHUFFLE`): groups byte `j` of every element into stream `j`.
+//!
+//! For a block of `len` bytes and `n = len / typesize` elements, byte `j` of element `i` goes to
+//! `j * n + i`; the `len % typesize` trailing bytes are copied unchanged. This is c-blosc2's
+//! generic transform, which its SSE2/AVX2 kernels reproduce and so do ours.
+//!
+//! `filters_meta` of a SHUFFLE slot (c-blosc2 >= 2.23.1) is the number of byte streams: the
+//! reference shuffles with that value in place of the typesize, 0 meaning the typesize itself
+//! (checked against 3.3.5 chunks for typesizes 1..=17 and metas 0..=19, larger or smaller than
+//! the typesize alike). See [`shuffle_with_meta`].
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
+mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
+
+use super::cpu::{self, Isa};
+
+/// Shuffles one block. `src` and `dst` must have the same length (panics otherwise).
+/// A typesize of 0 or 1 leaves the bytes as they are.
+pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    shuffle_on(cpu::isa(), typesize, src, dst);
+}
+
+/// Inverse of [`shuffle`].
+pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    unshuffle_on(cpu::isa(), typesize, src, dst);
+}
+
+/// The number of byte streams a SHUFFLE filter slot uses: its `filters_meta`, or the typesize
+/// when that is 0.
+pub fn streams_for_meta(typesize: usize, meta: u8) -> usize {
+    if meta == 0 {
+        typesize
+    } else {
+        meta as usize
+    }
+}
+
+/// Shuffle as a filter slot with `filters_meta == meta` does it.
+pub fn shuffle_with_meta(typesize: usize, meta: u8, src: &[u8], dst: &mut [u8]) {
+    shuffle(streams_for_meta(typesize, meta), src, dst);
+}
+
+/// Inverse of [`shuffle_with_meta`].
+pub fn unshuffle_with_meta(typesize: usize, meta: u8, src: &[u8], dst: &mut [u8]) {
+    unshuffle(streams_for_meta(typesize, meta), src, dst);
+}
+
+pub(crate) fn shuffle_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8]) {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "shuffle: source and destination lengths differ"
+    );
+    if typesize <= 1 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let done = match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        Isa::Avx2 | Isa::Avx2Gfni => unsafe { avx2::shuffle(typesize, src, dst) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Sse2 or better only when the CPU supports SSE2.
+        Isa::Sse2 => unsafe { sse2::shuffle(typesize, src, dst) },
+        _ => 0,
+    };
+    scalar::shuffle_from(typesize, done, src, dst);
+}
+
+pub(crate) fn unshuffle_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8]) {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "unshuffle: source and destination lengths differ"
+    );
+    if typesize <= 1 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let done = match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        Isa::Avx2 | Isa::Avx2Gfni => unsafe { avx2::unshuffle(typesize, src, dst) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Sse2 or better only when the CPU supports SSE2.
+        Isa::Sse2 => unsafe { sse2::unshuffle(typesize, src, dst) },
+        _ => 0,
+    };
+    scalar::unshuffle_from(typesize, done, src, dst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filters::testutil::{fnv1a, lengths, pattern, TYPESIZES};
+
+    /// The transform written out plainly, independent of the kernels.
+    fn naive_shuffle(typesize: usize, src: &[u8]) -> Vec<u8> {
+        let n = src.len() / typesize;
+        let mut out = src.to_vec();
+        for i in 0..n {
+            for j in 0..typesize {
+                out[j * n + i] = src[i * typesize + j];
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_kernel_matches_the_definition_and_round_trips() {
+        for isa in cpu::available() {
+            for &ts in TYPESIZES {
+                for len in lengths(ts) {
+                    let src = pattern(len);
+                    let mut shuffled = vec![0xAA; len];
+                    shuffle_on(isa, ts, &src, &mut shuffled);
+                    assert_eq!(
+                        shuffled,
+                        naive_shuffle(ts, &src),
+                        "{isa:?} ts {ts} len {len}"
+                    );
+                    let mut back = vec![0x55; len];
+                    unshuffle_on(isa, ts, &shuffled, &mut back);
+                    assert_eq!(back, src, "{isa:?} ts {ts} len {len}");
+                }
+            }
+        }
+    }
+
+    // FNV-1a of c-blosc2 3.3.5's blosc2_shuffle / blosc2_unshuffle output on `pattern(len)`.
+    const SHUFFLE_KAT: [(usize, usize, u64); 16] = [
+        (1, 1000, 0xa70d7c971c57bdb9),
+        (2, 4098, 0x323538cd50d54978),
+        (3, 3001, 0x7150dd8dea531da8),
+        (4, 65536, 0x7df0be5f996db7db),
+        (4, 65539, 0x7b42faf4912dfa7b),
+        (5, 777, 0x3624a1d398e953ea),
+        (7, 8191, 0x9449181856a97ad2),
+        (8, 65536, 0x512cd7ea03cda905),
+        (8, 65541, 0x14ff96aa24d265c4),
+        (12, 6000, 0x8402a1c88f5eeed2),
+        (16, 65536, 0x7753ea7abdf72629),
+        (16, 4100, 0x7de24fa946c83bc1),
+        (17, 9999, 0xdc850ba8b2c9f4b3),
+        (32, 8200, 0x5c69b372e25fd1bb),
+        (255, 20000, 0xa99c137975c314fb),
+        (256, 70000, 0x8b53534eed67bf00),
+    ];
+    const UNSHUFFLE_KAT: [(usize, usize, u64); 16] = [
+        (1, 1000, 0xa70d7c971c57bdb9),
+        (2, 4098, 0x75c748e9ae55c998),
+        (3, 3001, 0x4a6a55e109701320),
+        (4, 65536, 0x1a62fc3c356791c3),
+        (4, 65539, 0xd0ab5dee815fbe03),
+        (5, 777, 0x057954539e3b17d2),
+        (7, 8191, 0x8365c6b1deb9550e),
+        (8, 65536, 0x427f33bad04abff5),
+        (8, 65541, 0xc4e6a9600d96f174),
+        (12, 6000, 0xf4a81d0d00ea0e02),
+        (16, 65536, 0x417d1cc954049cab),
+        (16, 4100, 0x6752496290dfa499),
+        (17, 9999, 0xbfcb8a8faff98d35),
+        (32, 8200, 0x3762529fcdb56e67),
+        (255, 20000, 0xce9e33a4f785a533),
+        (256, 70000, 0x5a9e60d1aadea684),
+    ];
+
+    #[test]
+    fn matches_reference_known_answers() {
+        for isa in cpu::available() {
+            for (ts, len, hash) in SHUFFLE_KAT {
+                let mut out = vec![0; len];
+                shuffle_on(isa, ts, &pattern(len), &mut out);
+                assert_eq!(fnv1a(&out), hash, "shuffle {isa:?} ts {ts} len {len}");
+            }
+            for (ts, len, hash) in UNSHUFFLE_KAT {
+                let mut out = vec![0; len];
+                unshuffle_on(isa, ts, &pattern(len), &mut out);
+                assert_eq!(fnv1a(&out), hash, "unshuffle {isa:?} ts {ts} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn small_vector_from_reference() {
+        let src = pattern(32);
+        let mut out = [0u8; 32];
+        shuffle(4, &src, &mut out);
+        assert_eq!(
+            out,
+            [
+                203, 119, 247, 148, 146, 64, 192, 150, 232, 110, 120, 146, 101, 212, 216, 28, 246,
+                134, 117, 186, 123, 242, 30, 41, 204, 1, 248, 205, 77, 121, 185, 224
+            ]
+        );
+    }
+
+    #[test]
+    fn meta_sets_the_number_of_streams() {
+        let src = pattern(1003);
+        for (ts, meta, streams) in [(4, 0, 4), (4, 2, 2), (1, 5, 5), (8, 16, 16)] {
+            let (mut a, mut b) = (vec![0; 1003], vec![0; 1003]);
+            shuffle_with_meta(ts, meta, &src, &mut a);
+            shuffle(streams, &src, &mut b);
+            assert_eq!(a, b);
+            unshuffle_with_meta(ts, meta, &a, &mut b);
+            assert_eq!(b, src);
+        }
+    }
+}

@@ -1,0 +1,390 @@
+//! AVX2 byte shuffle: 32 elements per step, for every typesize from 2 up.
+//!
+//! Each 128-bit lane runs its own 16-element pipeline: lane 0 of the vectors holds elements
+//! 0..16 of a step, lane 1 elements 16..32, so no lane-crossing permutes are needed and each
+//! result vector holds 32 consecutive bytes of one stream.
+//!
+//! Typesizes 2, 4, 8, 16 load `typesize` whole vectors; within a lane a `pshufb` groups the
+//! bytes of each element by byte index, and an unpack network transposes those groups across
+//! the vectors. Unshuffling zips the streams back with unpacks alone. Other typesizes go by
+//! 16-byte column tiles of the elements, each a 16x16 byte transpose per lane.
+//!
+//! The `unsafe fn` helpers without `target_feature` use AVX2 intrinsics and are only called,
+//! always inlined, from the `#[target_feature(enable = "avx2")]` kernels.
+
+use std::arch::x86_64::*;
+
+const LANES: usize = 32;
+
+/// `pshufb` control that regroups a 16-byte lane of `16 / TS` elements into `TS` units, unit
+/// `b` holding byte `b` of each element.
+const fn lane_control(ts: usize) -> [u8; 16] {
+    let per_lane = 16 / ts;
+    let mut c = [0u8; 16];
+    let mut b = 0;
+    while b < ts {
+        let mut e = 0;
+        while e < per_lane {
+            c[b * per_lane + e] = (e * ts + b) as u8;
+            e += 1;
+        }
+        b += 1;
+    }
+    c
+}
+
+/// The `pshufb` control for one typesize, computed at compile time.
+struct Controls<const TS: usize>;
+
+impl<const TS: usize> Controls<TS> {
+    const GROUP: [u8; 16] = lane_control(TS);
+}
+
+/// One level of [`transpose`]: zips rows `j` and `j + D` (bit `D` of `j` clear) in units of
+/// `UNIT` bytes; the `k`-th pair lands in rows `2k` and `2k + 1`.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn zip_level<const TS: usize, const UNIT: usize, const D: usize>(v: &mut [__m256i; TS]) {
+    let mut next = [_mm256_setzero_si256(); TS];
+    let mut k = 0;
+    for j in 0..TS {
+        if j & D != 0 {
+            continue;
+        }
+        let (a, b) = (v[j], v[j + D]);
+        let (lo, hi) = match UNIT {
+            1 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
+            2 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
+            4 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
+            _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+        };
+        next[2 * k] = lo;
+        next[2 * k + 1] = hi;
+        k += 1;
+    }
+    *v = next;
+}
+
+/// Transposes, in each 128-bit lane, the `TS x TS` matrix whose row `r` is `v[r]` and whose
+/// cells are units of `16 / TS` bytes: log2(TS) zip levels at doubling unit sizes.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn transpose<const TS: usize>(v: &mut [__m256i; TS]) {
+    match TS {
+        2 => zip_level::<TS, 8, 1>(v),
+        4 => {
+            zip_level::<TS, 4, 1>(v);
+            zip_level::<TS, 8, 2>(v);
+        }
+        8 => {
+            zip_level::<TS, 2, 1>(v);
+            zip_level::<TS, 4, 2>(v);
+            zip_level::<TS, 8, 4>(v);
+        }
+        _ => {
+            zip_level::<TS, 1, 1>(v);
+            zip_level::<TS, 2, 2>(v);
+            zip_level::<TS, 4, 4>(v);
+            zip_level::<TS, 8, 8>(v);
+        }
+    }
+}
+
+/// Element-major vectors (lane 0: elements 0..16 of a step, lane 1: elements 16..32) to one
+/// vector per byte stream.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn to_streams<const TS: usize>(v: &mut [__m256i; TS]) {
+    if TS < 16 {
+        let c = Controls::<TS>::GROUP;
+        let control = _mm256_broadcastsi128_si256(_mm_loadu_si128(c.as_ptr() as *const __m128i));
+        for x in v.iter_mut() {
+            *x = _mm256_shuffle_epi8(*x, control);
+        }
+    }
+    transpose::<TS>(v);
+}
+
+/// [`to_streams`] for 8-byte elements, for the bitshuffle kernels (eight bit rows per group
+/// of eight elements are laid out like 8-byte elements).
+///
+/// # Safety
+/// Only to be called, inlined, from functions compiled with AVX2 enabled.
+#[inline(always)]
+pub(crate) unsafe fn to_streams_8(v: &mut [__m256i; 8]) {
+    to_streams::<8>(v);
+}
+
+/// Inverse of [`to_streams`]: zipping the streams at unit sizes 1, 2, 4, 8 rebuilds whole
+/// elements directly (vector k, per lane, holds bytes 16k.. of that lane's 16 elements).
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn from_streams<const TS: usize>(v: &mut [__m256i; TS]) {
+    match TS {
+        2 => zip_level::<TS, 1, 1>(v),
+        4 => {
+            zip_level::<TS, 1, 1>(v);
+            zip_level::<TS, 2, 2>(v);
+        }
+        8 => {
+            zip_level::<TS, 1, 1>(v);
+            zip_level::<TS, 2, 2>(v);
+            zip_level::<TS, 4, 4>(v);
+        }
+        _ => {
+            zip_level::<TS, 1, 1>(v);
+            zip_level::<TS, 2, 2>(v);
+            zip_level::<TS, 4, 4>(v);
+            zip_level::<TS, 8, 8>(v);
+        }
+    }
+}
+
+/// Loads 32 elements from `s` (lane 0: the first 16, lane 1: the next 16) and turns them
+/// into `TS` stream vectors.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn streams_of_step<const TS: usize>(s: *const u8) -> [__m256i; TS] {
+    let mut v = [_mm256_setzero_si256(); TS];
+    for (k, x) in v.iter_mut().enumerate() {
+        let lo = s.add(k * 16);
+        *x = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
+            _mm_loadu_si128(lo.add(16 * TS) as *const __m128i),
+            1,
+        );
+    }
+    to_streams::<TS>(&mut v);
+    v
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / TS;
+    let done = n - n % LANES;
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    // Two steps at a time, so that each stream receives a whole 64-byte cache line at once:
+    // with many streams a power-of-two apart, half-written lines would be evicted early.
+    while i + 2 * LANES <= done {
+        // SAFETY: i + 64 <= n, so bytes i*TS .. (i+64)*TS lie within src (len >= n*TS).
+        let first = streams_of_step::<TS>(s.add(i * TS));
+        let second = streams_of_step::<TS>(s.add((i + LANES) * TS));
+        for b in 0..TS {
+            // SAFETY: b*n + i + 64 <= TS*n <= dst.len() (the caller checked equal lengths).
+            _mm256_storeu_si256(d.add(b * n + i) as *mut __m256i, first[b]);
+            _mm256_storeu_si256(d.add(b * n + i + LANES) as *mut __m256i, second[b]);
+        }
+        i += 2 * LANES;
+    }
+    if i < done {
+        // SAFETY: i + 32 <= n, as above.
+        let last = streams_of_step::<TS>(s.add(i * TS));
+        for (b, x) in last.iter().enumerate() {
+            // SAFETY: b*n + i + 32 <= TS*n <= dst.len().
+            _mm256_storeu_si256(d.add(b * n + i) as *mut __m256i, *x);
+        }
+    }
+    done
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / TS;
+    let done = n - n % LANES;
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i < done {
+        let mut v = [_mm256_setzero_si256(); TS];
+        for (b, x) in v.iter_mut().enumerate() {
+            // SAFETY: b*n + i + 32 <= TS*n <= src.len().
+            *x = _mm256_loadu_si256(s.add(b * n + i) as *const __m256i);
+        }
+        from_streams::<TS>(&mut v);
+        // Vector k holds bytes 16k.. of elements i.. (lane 0) and of elements i+16.. (lane 1):
+        // pair up the lanes of vectors 2k and 2k+1 for whole 32-byte stores.
+        for k in 0..TS / 2 {
+            let (a, b) = (v[2 * k], v[2 * k + 1]);
+            let out = d.add(i * TS + 32 * k);
+            // SAFETY: (i+32)*TS <= n*TS <= dst.len() (the caller checked equal lengths).
+            _mm256_storeu_si256(out as *mut __m256i, _mm256_permute2x128_si256(a, b, 0x20));
+            _mm256_storeu_si256(
+                out.add(16 * TS) as *mut __m256i,
+                _mm256_permute2x128_si256(a, b, 0x31),
+            );
+        }
+        i += LANES;
+    }
+    done
+}
+
+/// How many leading elements the tiled kernels may handle: whole steps of 32 elements whose
+/// 16-byte accesses (which run `16 - typesize` bytes past an element narrower than 16) stay
+/// inside the block.
+fn tiled_elements(typesize: usize, len: usize) -> usize {
+    let n = len / typesize;
+    let mut done = n - n % LANES;
+    while done > 0 && (done - 1) * typesize + typesize.max(16) > len {
+        done -= LANES;
+    }
+    done
+}
+
+/// The 16-byte column tiles of an element: 0, 16, ..., and a last one ending at the element's
+/// end (overlapping its predecessor; rewriting the same bytes is harmless). Narrower elements
+/// have one tile of `typesize` useful bytes.
+fn tiles(typesize: usize) -> impl Iterator<Item = (usize, usize)> {
+    let count = typesize.div_ceil(16);
+    (0..count).map(move |t| {
+        if typesize <= 16 {
+            (0, typesize)
+        } else {
+            ((16 * t).min(typesize - 16), 16)
+        }
+    })
+}
+
+/// Loads the 16-byte tile at column `c0` of 32 elements of `ts` bytes starting at `s` (lane 0:
+/// the first 16 elements, lane 1: the next 16) and transposes it into 16 stream vectors.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn tile_streams(s: *const u8, ts: usize, c0: usize) -> [__m256i; 16] {
+    let mut v = [_mm256_setzero_si256(); 16];
+    for (e, x) in v.iter_mut().enumerate() {
+        let lo = s.add(e * ts + c0);
+        *x = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
+            _mm_loadu_si128(lo.add(16 * ts) as *const __m128i),
+            1,
+        );
+    }
+    from_streams::<16>(&mut v); // a 16x16 byte transpose per lane (an involution)
+    v
+}
+
+/// Shuffle for any typesize of 3 or more: for each 16-byte column tile, loads that tile of 32
+/// elements (16 per lane), transposes the 16x16 bytes of each lane and stores the tile's
+/// streams, two steps at a time as in `shuffle_ts`. Returns how many elements it did.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / ts;
+    let done = tiled_elements(ts, src.len());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i < done {
+        let pair = i + 2 * LANES <= done;
+        for (c0, width) in tiles(ts) {
+            // SAFETY: the last byte read is (i+31)*ts + c0 + 15 < len (or i+63 when `pair`),
+            // as tiled_elements ensured ((done-1)*ts + max(ts, 16) <= len, c0 + 16 <= max(ts, 16)).
+            let first = tile_streams(s.add(i * ts), ts, c0);
+            if pair {
+                // SAFETY: as above.
+                let second = tile_streams(s.add((i + LANES) * ts), ts, c0);
+                for b in 0..width {
+                    let out = d.add((c0 + b) * n + i);
+                    // SAFETY: (c0+b)*n + i + 64 <= ts*n <= dst.len() (equal lengths checked).
+                    _mm256_storeu_si256(out as *mut __m256i, first[b]);
+                    _mm256_storeu_si256(out.add(LANES) as *mut __m256i, second[b]);
+                }
+            } else {
+                for (b, x) in first.iter().take(width).enumerate() {
+                    // SAFETY: (c0+b)*n + i + 32 <= ts*n <= dst.len().
+                    _mm256_storeu_si256(d.add((c0 + b) * n + i) as *mut __m256i, *x);
+                }
+            }
+        }
+        i += if pair { 2 * LANES } else { LANES };
+    }
+    done
+}
+
+/// Transposes 16 stream vectors (rows `width..` zero) of a tile back to element tiles and
+/// stores them at `d` (element 0 of the step) for elements 0..32 of `ts` bytes at column `c0`.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn store_tile(mut v: [__m256i; 16], d: *mut u8, ts: usize, c0: usize) {
+    from_streams::<16>(&mut v);
+    for (e, x) in v.iter().enumerate() {
+        _mm_storeu_si128(
+            d.add(e * ts + c0) as *mut __m128i,
+            _mm256_castsi256_si128(*x),
+        );
+    }
+    for (e, x) in v.iter().enumerate() {
+        _mm_storeu_si128(
+            d.add((16 + e) * ts + c0) as *mut __m128i,
+            _mm256_extracti128_si256(*x, 1),
+        );
+    }
+}
+
+/// Inverse of [`shuffle_tiled`]. Elements narrower than 16 bytes are stored 16 bytes at a time
+/// in increasing order, each store's excess overwritten by the next one (the excess of the
+/// last lies inside the block and is rewritten by the caller's scalar tail).
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / ts;
+    let done = tiled_elements(ts, src.len());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i < done {
+        // Two steps at a time read whole 64-byte lines of each stream (see shuffle_ts).
+        let pair = i + 2 * LANES <= done;
+        for (c0, width) in tiles(ts) {
+            let mut first = [_mm256_setzero_si256(); 16];
+            let mut second = [_mm256_setzero_si256(); 16];
+            for b in 0..width {
+                let row = s.add((c0 + b) * n + i);
+                // SAFETY: (c0+b)*n + i + 32 (64 when `pair`) <= ts*n <= src.len().
+                first[b] = _mm256_loadu_si256(row as *const __m256i);
+                if pair {
+                    second[b] = _mm256_loadu_si256(row.add(LANES) as *const __m256i);
+                }
+            }
+            // SAFETY: writes end at (i+31)*ts + c0 + 16 <= len (i+63 when `pair`; see
+            // tiled_elements), and the step's elements come before the next step's.
+            store_tile(first, d.add(i * ts), ts, c0);
+            if pair {
+                // SAFETY: as above.
+                store_tile(second, d.add((i + LANES) * ts), ts, c0);
+            }
+        }
+        i += if pair { 2 * LANES } else { LANES };
+    }
+    done
+}
+
+/// Shuffles the leading whole groups of 32 elements; returns how many elements it did.
+/// Requires `src.len() == dst.len()` and `typesize >= 2`.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    assert_eq!(src.len(), dst.len());
+    assert!(typesize >= 2);
+    match typesize {
+        2 => shuffle_ts::<2>(src, dst),
+        4 => shuffle_ts::<4>(src, dst),
+        8 => shuffle_ts::<8>(src, dst),
+        16 => shuffle_ts::<16>(src, dst),
+        _ => shuffle_tiled(typesize, src, dst),
+    }
+}
+
+/// Unshuffles the leading whole groups of 32 elements; returns how many elements it did.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    assert_eq!(src.len(), dst.len());
+    assert!(typesize >= 2);
+    match typesize {
+        2 => unshuffle_ts::<2>(src, dst),
+        4 => unshuffle_ts::<4>(src, dst),
+        8 => unshuffle_ts::<8>(src, dst),
+        16 => unshuffle_ts::<16>(src, dst),
+        _ => unshuffle_tiled(typesize, src, dst),
+    }
+}

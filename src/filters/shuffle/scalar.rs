@@ -1,0 +1,34 @@
+//! Portable byte shuffle: the definition every SIMD kernel must reproduce.
+
+/// Shuffles elements `first..n` of `src` (n = len / typesize) into `dst` and copies the
+/// `len % typesize` leftover bytes verbatim. Byte `j` of element `i` goes to `j * n + i`.
+pub(crate) fn shuffle_from(typesize: usize, first: usize, src: &[u8], dst: &mut [u8]) {
+    let n = src.len() / typesize;
+    let body = n * typesize;
+    if first < n {
+        let elems = &src[first * typesize..body];
+        for j in 0..typesize {
+            let stream = &mut dst[j * n + first..j * n + n];
+            for (d, e) in stream.iter_mut().zip(elems.chunks_exact(typesize)) {
+                *d = e[j];
+            }
+        }
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+/// Inverse of [`shuffle_from`]: rebuilds elements `first..n` and copies the leftover bytes.
+pub(crate) fn unshuffle_from(typesize: usize, first: usize, src: &[u8], dst: &mut [u8]) {
+    let n = src.len() / typesize;
+    let body = n * typesize;
+    if first < n {
+        let elems = &mut dst[first * typesize..body];
+        for j in 0..typesize {
+            let stream = &src[j * n + first..j * n + n];
+            for (e, s) in elems.chunks_exact_mut(typesize).zip(stream) {
+                e[j] = *s;
+            }
+        }
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
