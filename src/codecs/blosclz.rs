@@ -486,7 +486,11 @@ mod tests {
             "text" => {
                 while out.len() < n {
                     out.extend_from_slice(WORDS[(rng.next() % 12) as usize]);
-                    out.push(if rng.next() % 16 == 0 { b'\n' } else { b' ' });
+                    out.push(if rng.next().is_multiple_of(16) {
+                        b'\n'
+                    } else {
+                        b' '
+                    });
                 }
             }
             "shuffled_f64" => {
