@@ -30,20 +30,29 @@ fn main() {
             assert!(back == data, "round trip mismatch");
         }
         if timing {
-            let reps = (200_000_000 / len.max(1)).max(3);
-            let t = Instant::now();
-            for _ in 0..reps {
+            // Best of several short batches: the machine is shared.
+            let reps = (20_000_000 / len.max(1)).max(3);
+            let best = |f: &mut dyn FnMut()| {
+                (0..10)
+                    .map(|_| {
+                        let t = Instant::now();
+                        for _ in 0..reps {
+                            f();
+                        }
+                        t.elapsed().as_secs_f64() / reps as f64
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let ct = best(&mut || {
                 std::hint::black_box(blosclz::compress(clevel, data, &mut dest));
-            }
-            let ct = t.elapsed().as_secs_f64() / reps as f64;
+            });
             let mut back = vec![0u8; len];
             let mut dt = f64::NAN;
             if size > 0 {
-                let t = Instant::now();
-                for _ in 0..reps {
-                    std::hint::black_box(blosclz::decompress(&dest[..size], &mut back));
-                }
-                dt = t.elapsed().as_secs_f64() / reps as f64;
+                let stream = dest[..size].to_vec();
+                dt = best(&mut || {
+                    std::hint::black_box(blosclz::decompress(&stream, &mut back));
+                });
             }
             writeln!(
                 out,

@@ -80,7 +80,8 @@ pub fn compress(clevel: i32, input: &[u8], output: &mut [u8]) -> usize {
 
 #[inline(always)]
 fn read_u32(data: &[u8], pos: usize) -> u32 {
-    u32::from_le_bytes([data[pos], data[pos + 1], data[pos + 2], data[pos + 3]])
+    let bytes: [u8; 4] = data[pos..pos + 4].try_into().unwrap_or([0; 4]);
+    u32::from_le_bytes(bytes)
 }
 
 #[inline(always)]
@@ -100,6 +101,25 @@ fn hash(seq: u32, hash_log: u32) -> usize {
 #[inline(always)]
 fn match_end(data: &[u8], start: usize, bound: usize, distance: usize) -> usize {
     let mut p = start;
+    // Most matches are short: settle them with one 8-byte comparison.
+    if p + 8 <= bound {
+        let diff = read_u64(data, p) ^ read_u64(data, p - distance);
+        if diff != 0 {
+            return p + (diff.trailing_zeros() / 8) as usize + 1;
+        }
+        p += 8;
+    }
+    // Long matches (runs above all): compare 32 bytes at a time, then find the byte below.
+    while p + 32 <= bound {
+        let a: &[u8; 32] = data[p..p + 32].try_into().unwrap_or(&[0; 32]);
+        let b: &[u8; 32] = data[p - distance..p - distance + 32]
+            .try_into()
+            .unwrap_or(&[0; 32]);
+        if a != b {
+            break;
+        }
+        p += 32;
+    }
     while p + 8 <= bound {
         let diff = read_u64(data, p) ^ read_u64(data, p - distance);
         if diff != 0 {
@@ -391,14 +411,17 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> usize {
             op += len;
         } else {
             let run = ctrl + 1;
-            if op + run > op_limit || ip + run > ip_limit {
-                return 0;
-            }
             if op + MAX_COPY <= op_limit && ip + MAX_COPY <= ip_limit {
                 // Fixed-size copy (cheaper than a variable one); the bytes past `run` are
                 // overwritten by what follows.
-                output[op..op + MAX_COPY].copy_from_slice(&input[ip..ip + MAX_COPY]);
+                let chunk: &[u8; MAX_COPY] = input[ip..ip + MAX_COPY]
+                    .try_into()
+                    .unwrap_or(&[0; MAX_COPY]);
+                output[op..op + MAX_COPY].copy_from_slice(chunk);
             } else {
+                if op + run > op_limit || ip + run > ip_limit {
+                    return 0;
+                }
                 output[op..op + run].copy_from_slice(&input[ip..ip + run]);
             }
             op += run;
