@@ -56,7 +56,7 @@ pub fn compress(clevel: i32, input: &[u8], output: &mut [u8]) -> usize {
         2 => HASH_LOG - 1,
         _ => HASH_LOG,
     };
-    let mut htab = [0u32; 1 << HASH_LOG];
+    let mut htab: HashTable = [0; 1 << HASH_LOG];
 
     // Entropy probe over the last part of the block (all of it from clevel 7 on).
     let probe_len = match clevel {
@@ -90,9 +90,13 @@ fn read_u64(data: &[u8], pos: usize) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
+/// Positions by hash, sized for the largest hash log (smaller logs use its start).
+type HashTable = [u32; 1 << HASH_LOG];
+
 #[inline(always)]
 fn hash(seq: u32, hash_log: u32) -> usize {
-    (seq.wrapping_mul(HASH_MULTIPLIER) >> (32 - hash_log)) as usize
+    // The mask is a no-op (hash_log <= HASH_LOG) that lets the compiler drop bounds checks.
+    (seq.wrapping_mul(HASH_MULTIPLIER) >> (32 - hash_log)) as usize & ((1 << HASH_LOG) - 1)
 }
 
 /// Extends a match: returns one past the first position `p` in `start..bound` where
@@ -139,7 +143,7 @@ fn match_end(data: &[u8], start: usize, bound: usize, distance: usize) -> usize 
 /// Estimates the compression ratio the encoder would reach on `window`, looking at no more
 /// than one hash table's worth of bytes (`2^hash_log`). Counts output bytes the way the
 /// encoder writes them, with a single hash update per match.
-fn probe_ratio(window: &[u8], hash_log: u32, htab: &mut [u32]) -> f64 {
+fn probe_ratio(window: &[u8], hash_log: u32, htab: &mut HashTable) -> f64 {
     let hash_len = 1usize << hash_log;
     htab[..hash_len].fill(0);
     let limit = window.len().min(hash_len);
@@ -197,7 +201,7 @@ fn encode(
     hash_log: u32,
     input: &[u8],
     output: &mut [u8],
-    htab: &mut [u32],
+    htab: &mut HashTable,
 ) -> Option<usize> {
     let length = input.len();
     let op_limit = output.len();
