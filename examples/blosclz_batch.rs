@@ -3,7 +3,9 @@
 //! Reads cases from stdin — each `clevel: u8, maxout: u32 LE, len: u32 LE, data[len]` — and
 //! writes for each the compressed size (`u32` LE) followed by the compressed bytes, after
 //! checking that the stream decompresses back to the input. With `--time` it instead prints
-//! compress and decompress throughput for every case.
+//! compress and decompress throughput for every case. With `--decompress` each case's data is a
+//! stream to decode into `maxout` bytes, and the output is the decoder's result (`u32` LE)
+//! followed by that many bytes.
 
 use std::io::{Read, Write};
 use std::time::Instant;
@@ -12,6 +14,7 @@ use blosc2::codecs::blosclz;
 
 fn main() {
     let timing = std::env::args().any(|a| a == "--time");
+    let decoding = std::env::args().any(|a| a == "--decompress");
     let mut raw = Vec::new();
     std::io::stdin().read_to_end(&mut raw).expect("read stdin");
     let mut out = Vec::new();
@@ -22,6 +25,13 @@ fn main() {
         let len = u32::from_le_bytes(raw[pos + 5..pos + 9].try_into().unwrap()) as usize;
         let data = &raw[pos + 9..pos + 9 + len];
         pos += 9 + len;
+        if decoding {
+            let mut dest = vec![0u8; maxout];
+            let size = blosclz::decompress(data, &mut dest);
+            out.extend_from_slice(&(size as u32).to_le_bytes());
+            out.extend_from_slice(&dest[..size]);
+            continue;
+        }
         let mut dest = vec![0u8; maxout];
         let size = blosclz::compress(clevel, data, &mut dest);
         if size > 0 {
