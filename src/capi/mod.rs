@@ -1,1 +1,39 @@
 //! The C layer: the only place with extern "C", repr(C) mirrors and catch_unwind.
+
+pub mod consts;
+pub mod library;
+pub mod types;
+
+#[cfg(rblosc2_pending)]
+mod pending;
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// include/ is committed; it must equal what build.rs generates from the current sources
+    /// (refresh it with `RBLOSC2_UPDATE_HEADERS=1 cargo build`).
+    #[test]
+    fn committed_headers_are_fresh() {
+        let generated = Path::new(env!("RBLOSC2_GENERATED_INCLUDE"));
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+        for header in [
+            "blosc2.h",
+            "b2nd.h",
+            "blosc2/blosc2-common.h",
+            "blosc2/blosc2-export.h",
+            "blosc2/blosc2-stdio.h",
+            "blosc2/codecs-registry.h",
+            "blosc2/filters-registry.h",
+            "blosc2/tuners-registry.h",
+        ] {
+            let want = std::fs::read_to_string(generated.join(header)).unwrap();
+            let have = std::fs::read_to_string(committed.join(header))
+                .unwrap_or_else(|e| panic!("include/{header}: {e}"));
+            assert!(
+                want == have,
+                "include/{header} is stale: run RBLOSC2_UPDATE_HEADERS=1 cargo build"
+            );
+        }
+    }
+}
