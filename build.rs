@@ -223,6 +223,27 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// zlib-ng's release: its zlib-compatible API only reports the zlib version it emulates
+/// ("1.3.1.zlib-ng"), while c-blosc2 reports ZLIBNG_VERSION from zlib.h.
+fn export_zlibng_version() {
+    println!("cargo:rerun-if-env-changed=DEP_Z_INCLUDE");
+    let Ok(dirs) = std::env::var("DEP_Z_INCLUDE") else {
+        return;
+    };
+    for dir in dirs.split(',') {
+        let Ok(text) = std::fs::read_to_string(Path::new(dir).join("zlib.h")) else {
+            continue;
+        };
+        for line in text.lines() {
+            if let Some(rest) = line.trim().strip_prefix("#define ZLIBNG_VERSION ") {
+                let version = rest.trim().trim_matches('"');
+                println!("cargo:rustc-env=RBLOSC2_ZLIBNG_VERSION={version}");
+                return;
+            }
+        }
+    }
+}
+
 fn main() {
     // Programs linked against c-blosc2 3.2/3.3 record NEEDED libblosc2.so.9; ours must answer to it.
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
@@ -230,6 +251,8 @@ fn main() {
     }
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=RBLOSC2_UPDATE_HEADERS");
+
+    export_zlibng_version();
 
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("include");

@@ -380,45 +380,6 @@ typedef struct blosc2_context_s blosc2_context_s;
  */
 typedef struct blosc2_frame_s blosc2_frame_s;
 
-typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
-
-typedef void *(*blosc2_open_cb)(const char*, const char*, void*);
-
-typedef int (*blosc2_close_cb)(void*);
-
-typedef int64_t (*blosc2_size_cb)(void*);
-
-typedef int64_t (*blosc2_write_cb)(const void*, int64_t, int64_t, int64_t, void*);
-
-typedef int64_t (*blosc2_read_cb)(void**, int64_t, int64_t, int64_t, void*);
-
-typedef int (*blosc2_truncate_cb)(void*, int64_t);
-
-typedef int (*blosc2_destroy_cb)(void*);
-
-typedef struct blosc2_io_cb {
-  uint8_t id;
-  char *name;
-  bool is_allocation_necessary;
-  blosc2_open_cb open;
-  blosc2_close_cb close;
-  blosc2_size_cb size;
-  blosc2_write_cb write;
-  blosc2_read_cb read;
-  blosc2_truncate_cb truncate;
-  blosc2_destroy_cb destroy;
-} blosc2_io_cb;
-
-typedef struct blosc2_tuner {
-  int (*init)(void*, struct blosc2_context_s*, struct blosc2_context_s*);
-  int (*next_blocksize)(struct blosc2_context_s*);
-  int (*next_cparams)(struct blosc2_context_s*);
-  int (*update)(struct blosc2_context_s*, double);
-  int (*free)(struct blosc2_context_s*);
-  int id;
-  char *name;
-} blosc2_tuner;
-
 typedef struct blosc2_prefilter_params {
   void *user_data;
   const uint8_t *input;
@@ -496,6 +457,45 @@ typedef struct blosc2_storage {
   struct blosc2_dparams *dparams;
   struct blosc2_io *io;
 } blosc2_storage;
+
+typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
+
+typedef void *(*blosc2_open_cb)(const char*, const char*, void*);
+
+typedef int (*blosc2_close_cb)(void*);
+
+typedef int64_t (*blosc2_size_cb)(void*);
+
+typedef int64_t (*blosc2_write_cb)(const void*, int64_t, int64_t, int64_t, void*);
+
+typedef int64_t (*blosc2_read_cb)(void**, int64_t, int64_t, int64_t, void*);
+
+typedef int (*blosc2_truncate_cb)(void*, int64_t);
+
+typedef int (*blosc2_destroy_cb)(void*);
+
+typedef struct blosc2_io_cb {
+  uint8_t id;
+  char *name;
+  bool is_allocation_necessary;
+  blosc2_open_cb open;
+  blosc2_close_cb close;
+  blosc2_size_cb size;
+  blosc2_write_cb write;
+  blosc2_read_cb read;
+  blosc2_truncate_cb truncate;
+  blosc2_destroy_cb destroy;
+} blosc2_io_cb;
+
+typedef struct blosc2_tuner {
+  int (*init)(void*, struct blosc2_context_s*, struct blosc2_context_s*);
+  int (*next_blocksize)(struct blosc2_context_s*);
+  int (*next_cparams)(struct blosc2_context_s*);
+  int (*update)(struct blosc2_context_s*, double);
+  int (*free)(struct blosc2_context_s*);
+  int id;
+  char *name;
+} blosc2_tuner;
 
 typedef struct blosc2_metalayer {
   char *name;
@@ -600,11 +600,74 @@ typedef struct blosc2_frame_s blosc2_frame;
 extern "C" {
 #endif // __cplusplus
 
-BLOSC_EXPORT const char *blosc2_error_string(int error_code);
-
 BLOSC_EXPORT void blosc2_init(void);
 
 BLOSC_EXPORT void blosc2_destroy(void);
+
+/**
+ * Nothing is cached between calls outside contexts, so there is nothing to free.
+ */
+BLOSC_EXPORT int blosc2_free_resources(void);
+
+BLOSC_EXPORT const char *blosc2_get_version_string(void);
+
+BLOSC_EXPORT const char *blosc2_list_compressors(void);
+
+BLOSC_EXPORT int blosc2_compcode_to_compname(int compcode, const char **compname);
+
+BLOSC_EXPORT int blosc2_compname_to_compcode(const char *compname);
+
+BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, char **version);
+
+BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
+
+BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
+
+BLOSC_EXPORT const char *blosc1_get_compressor(void);
+
+BLOSC_EXPORT int blosc1_set_compressor(const char *compname);
+
+BLOSC_EXPORT int blosc1_get_blocksize(void);
+
+BLOSC_EXPORT void blosc1_set_blocksize(size_t blocksize);
+
+BLOSC_EXPORT void blosc1_set_splitmode(int splitmode);
+
+BLOSC_EXPORT void blosc2_set_delta(int dodelta);
+
+BLOSC_EXPORT const char *blosc2_error_string(int error_code);
+
+BLOSC_EXPORT struct blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
+
+BLOSC_EXPORT struct blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
+
+BLOSC_EXPORT struct blosc2_storage blosc2_get_blosc2_storage_defaults(void);
+
+BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
+
+BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
+
+BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
+
+BLOSC_EXPORT double blosc_elapsed_secs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
+
+BLOSC_EXPORT
+void blosc2_multidim_to_unidim(const int64_t *index,
+                               int8_t ndim,
+                               const int64_t *strides,
+                               int64_t *i);
+
+BLOSC_EXPORT
+void blosc2_unidim_to_multidim(uint8_t ndim,
+                               int64_t *shape,
+                               int64_t i,
+                               int64_t *index);
+
+BLOSC_EXPORT int blosc2_remove_dir(const char *path);
+
+BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
+
+BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
 
 BLOSC_EXPORT
 int blosc1_compress(int clevel,
@@ -628,28 +691,6 @@ int blosc2_getitem(const void *src,
                    int32_t destsize);
 
 BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
-
-BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
-
-BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
-
-BLOSC_EXPORT const char *blosc1_get_compressor(void);
-
-BLOSC_EXPORT int blosc1_set_compressor(const char *compname);
-
-BLOSC_EXPORT void blosc2_set_delta(int dodelta);
-
-BLOSC_EXPORT int blosc2_compcode_to_compname(int compcode, const char **compname);
-
-BLOSC_EXPORT int blosc2_compname_to_compcode(const char *compname);
-
-BLOSC_EXPORT const char *blosc2_list_compressors(void);
-
-BLOSC_EXPORT const char *blosc2_get_version_string(void);
-
-BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, char **version);
-
-BLOSC_EXPORT int blosc2_free_resources(void);
 
 BLOSC_EXPORT
 void blosc1_cbuffer_sizes(const void *cbuffer,
@@ -786,14 +827,6 @@ int blosc2_getitem_bytes_ctx(struct blosc2_context_s *context,
                              int32_t nbytes,
                              void *dest,
                              int32_t destsize);
-
-BLOSC_EXPORT struct blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
-
-BLOSC_EXPORT struct blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
-
-BLOSC_EXPORT struct blosc2_storage blosc2_get_blosc2_storage_defaults(void);
-
-BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
 
 BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
 
@@ -967,41 +1000,11 @@ BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *
 
 BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
 
-BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
-
-BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
-
-BLOSC_EXPORT double blosc_elapsed_secs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
-
-BLOSC_EXPORT int blosc1_get_blocksize(void);
-
-BLOSC_EXPORT void blosc1_set_blocksize(size_t blocksize);
-
-BLOSC_EXPORT void blosc1_set_splitmode(int splitmode);
-
 BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
 
 BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
 
 BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
-
-BLOSC_EXPORT int blosc2_remove_dir(const char *path);
-
-BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
-
-BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
-
-BLOSC_EXPORT
-void blosc2_unidim_to_multidim(uint8_t ndim,
-                               int64_t *shape,
-                               int64_t i,
-                               int64_t *index);
-
-BLOSC_EXPORT
-void blosc2_multidim_to_unidim(const int64_t *index,
-                               int8_t ndim,
-                               const int64_t *strides,
-                               int64_t *i);
 
 BLOSC_EXPORT
 int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,

@@ -1,2 +1,422 @@
-//! Library-wide functions of blosc2.h: init/destroy, global settings, codec names, versions,
-//! error strings, default parameter structs, timing and path helpers.
+//! Library-wide functions of blosc2.h: init/destroy, global settings, codec names and libraries,
+//! versions, error strings, default parameter structs, timing and path helpers.
+//!
+//! Each function only translates between C and the core (`crate::global`, `crate::codecs::names`,
+//! `crate::urlpath`, `crate::b2nd::index`): NULL checks, C strings, error codes, catch_unwind.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::panic::{catch_unwind, UnwindSafe};
+use std::path::Path;
+use std::ptr;
+use std::sync::OnceLock;
+
+use libc::timespec as blosc_timestamp_t;
+use libc::{c_char, c_int, c_void};
+
+use crate::b2nd;
+use crate::capi::types::*;
+use crate::codecs::names;
+use crate::{global, urlpath, Error};
+
+/// Runs `f`, turning a panic into `on_panic` so that no unwinding crosses into C.
+fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
+    catch_unwind(f).unwrap_or(on_panic)
+}
+
+/// The UTF-8 text of a C string; None for NULL or invalid UTF-8.
+///
+/// # Safety
+/// `s` is NULL or points to a NUL-terminated string that outlives 'a.
+unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
+    if s.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL and NUL-terminated per the caller's contract.
+    unsafe { CStr::from_ptr(s) }.to_str().ok()
+}
+
+/// A C path argument as a Path; None for NULL or invalid UTF-8.
+unsafe fn c_path<'a>(s: *const c_char) -> Option<&'a Path> {
+    // SAFETY: forwarded contract.
+    unsafe { c_str(s) }.map(Path::new)
+}
+
+/// NUL-terminated, never freed copies of the codec names, for the `const char *` results.
+fn codec_name_cstr(code: i32) -> Option<&'static CStr> {
+    static NAMES: OnceLock<HashMap<i32, CString>> = OnceLock::new();
+    let table = NAMES.get_or_init(|| {
+        (-1..=255)
+            .filter_map(|c| names::name_of(c).map(|n| (c, CString::new(n).unwrap())))
+            .collect()
+    });
+    table.get(&code).map(CString::as_c_str)
+}
+
+/// A malloc'd copy of `s` (the caller frees it, as blosc2_get_complib_info documents).
+fn malloc_string(s: &str) -> *mut c_char {
+    match CString::new(s) {
+        // SAFETY: strdup copies a valid NUL-terminated string into malloc'd memory.
+        Ok(c) => unsafe { libc::strdup(c.as_ptr()) },
+        Err(_) => ptr::null_mut(),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_init() {
+    guard((), global::init)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_destroy() {
+    guard((), global::destroy)
+}
+
+/// Nothing is cached between calls outside contexts, so there is nothing to free.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_resources() -> c_int {
+    0
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_version_string() -> *const c_char {
+    c"3.3.5".as_ptr()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_list_compressors() -> *const c_char {
+    static LIST: OnceLock<CString> = OnceLock::new();
+    LIST.get_or_init(|| CString::new(names::BUILTIN_LIST).unwrap())
+        .as_ptr()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compcode_to_compname(
+    compcode: c_int,
+    compname: *mut *const c_char,
+) -> c_int {
+    guard(Error::Failure.code(), || {
+        let name = codec_name_cstr(compcode);
+        if !compname.is_null() {
+            // SAFETY: compname is non-NULL and points to a writable `const char *`.
+            unsafe { *compname = name.map_or(ptr::null(), CStr::as_ptr) };
+        }
+        if name.is_some() {
+            compcode
+        } else {
+            -1
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
+    guard(-1, || {
+        // SAFETY: compname is NULL or a C string, per the API.
+        unsafe { c_str(compname) }
+            .and_then(names::code_of)
+            .unwrap_or(-1)
+    })
+}
+
+/// The version of the library behind a codec, as the library itself reports it.
+fn complib_version(libcode: i32) -> String {
+    match libcode {
+        0 => names::BLOSCLZ_VERSION.to_string(),
+        1 => {
+            // SAFETY: LZ4_versionNumber takes no arguments and only returns a constant.
+            let v = unsafe { lz4_sys::LZ4_versionNumber() };
+            format!("{}.{}.{}", v / 10000, v / 100 % 100, v % 100)
+        }
+        3 => option_env!("RBLOSC2_ZLIBNG_VERSION")
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                // SAFETY: zlibVersion returns a pointer to a static NUL-terminated string.
+                unsafe { CStr::from_ptr(libz_sys::zlibVersion()) }
+                    .to_string_lossy()
+                    .into_owned()
+            }),
+        4 => {
+            // SAFETY: ZSTD_versionString returns a pointer to a static NUL-terminated string.
+            unsafe { CStr::from_ptr(zstd_sys::ZSTD_versionString()) }
+                .to_string_lossy()
+                .into_owned()
+        }
+        _ => "unknown".to_string(),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_complib_info(
+    compname: *const c_char,
+    complib: *mut *mut c_char,
+    version: *mut *mut c_char,
+) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: compname is NULL or a C string, per the API.
+        let lib = unsafe { c_str(compname) }.and_then(names::library_of);
+        let (code, name, ver) = match lib {
+            Some((code, name)) => (
+                code,
+                malloc_string(name),
+                malloc_string(&complib_version(code)),
+            ),
+            None => (-1, ptr::null_mut(), ptr::null_mut()),
+        };
+        // SAFETY: each output pointer is written only when non-NULL; the caller owns the strings.
+        unsafe {
+            if !complib.is_null() {
+                *complib = name;
+            } else if !name.is_null() {
+                libc::free(name.cast());
+            }
+            if !version.is_null() {
+                *version = ver;
+            } else if !ver.is_null() {
+                libc::free(ver.cast());
+            }
+        }
+        code
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_nthreads() -> i16 {
+    guard(1, global::nthreads)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
+    guard(
+        Error::Failure.code() as i16,
+        || match global::set_nthreads(nthreads) {
+            Ok(previous) => previous,
+            Err(e) => e.code() as i16,
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_get_compressor() -> *const c_char {
+    guard(ptr::null(), || {
+        codec_name_cstr(global::compcode()).map_or(ptr::null(), CStr::as_ptr)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: compname is NULL or a C string, per the API.
+        let name = unsafe { c_str(compname) }.unwrap_or("");
+        match global::set_compressor(name) {
+            Ok(code) => code,
+            Err(Some(e)) => e.code(),
+            Err(None) => -1,
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_get_blocksize() -> c_int {
+    // c-blosc2 returns the stored size_t converted to int.
+    guard(0, || global::blocksize() as c_int)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_set_blocksize(blocksize: usize) {
+    guard((), || global::set_blocksize(blocksize))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
+    guard((), || global::set_splitmode(splitmode))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_delta(dodelta: c_int) {
+    guard((), || global::set_delta(dodelta > 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
+    static MESSAGES: OnceLock<Vec<CString>> = OnceLock::new();
+    let messages = MESSAGES.get_or_init(|| {
+        (1..=37)
+            .map(|c| {
+                let msg = Error::from_code(-c).map_or("Unknown error", Error::message);
+                CString::new(msg).unwrap()
+            })
+            .collect()
+    });
+    match Error::from_code(error_code) {
+        Some(e) => messages[(-e.code() - 1) as usize].as_ptr(),
+        None => c"Unknown error".as_ptr(),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
+    blosc2_cparams {
+        compcode: names::BLOSCLZ as u8,
+        compcode_meta: 0,
+        clevel: 5,
+        use_dict: 0,
+        typesize: 8,
+        nthreads: 1,
+        blocksize: 0,
+        splitmode: global::FORWARD_COMPAT_SPLIT,
+        schunk: ptr::null_mut(),
+        filters: [0, 0, 0, 0, 0, 1],
+        filters_meta: [0; 6],
+        prefilter: None,
+        preparams: ptr::null_mut(),
+        tuner_params: ptr::null_mut(),
+        tuner_id: 0,
+        instr_codec: false,
+        codec_params: ptr::null_mut(),
+        filter_params: [ptr::null_mut(); 6],
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
+    blosc2_dparams {
+        nthreads: 1,
+        schunk: ptr::null_mut(),
+        postfilter: None,
+        postparams: ptr::null_mut(),
+        typesize: 8,
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
+    blosc2_storage {
+        contiguous: false,
+        urlpath: ptr::null_mut(),
+        cparams: ptr::null_mut(),
+        dparams: ptr::null_mut(),
+        io: ptr::null_mut(),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
+    blosc2_io {
+        id: 0, // BLOSC2_IO_FILESYSTEM
+        name: c"filesystem".as_ptr(),
+        params: ptr::null_mut::<c_void>(),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
+    if timestamp.is_null() {
+        return;
+    }
+    // SAFETY: timestamp is non-NULL and points to a writable struct timespec.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, timestamp);
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc_elapsed_nsecs(
+    start_time: blosc_timestamp_t,
+    end_time: blosc_timestamp_t,
+) -> f64 {
+    nanoseconds_between(&start_time, &end_time)
+}
+
+fn nanoseconds_between(start: &blosc_timestamp_t, end: &blosc_timestamp_t) -> f64 {
+    (end.tv_sec - start.tv_sec) as f64 * 1e9 + (end.tv_nsec - start.tv_nsec) as f64
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc_elapsed_secs(
+    start_time: blosc_timestamp_t,
+    end_time: blosc_timestamp_t,
+) -> f64 {
+    nanoseconds_between(&start_time, &end_time) / 1e9
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_multidim_to_unidim(
+    index: *const i64,
+    ndim: i8,
+    strides: *const i64,
+    i: *mut i64,
+) {
+    if index.is_null() || strides.is_null() || i.is_null() {
+        return;
+    }
+    let n = (ndim.max(0) as usize).min(b2nd::MAX_DIM);
+    guard((), || {
+        // SAFETY: index and strides hold ndim (<= B2ND_MAX_DIM) values per the API; i is writable.
+        unsafe {
+            let index = std::slice::from_raw_parts(index, n);
+            let strides = std::slice::from_raw_parts(strides, n);
+            *i = b2nd::index::multidim_to_unidim(index, strides);
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_unidim_to_multidim(
+    ndim: u8,
+    shape: *mut i64,
+    i: i64,
+    index: *mut i64,
+) {
+    if shape.is_null() || index.is_null() || ndim as usize > b2nd::MAX_DIM {
+        return;
+    }
+    let n = ndim as usize;
+    guard((), || {
+        // SAFETY: shape and index hold ndim values per the API; they are distinct arrays.
+        unsafe {
+            let shape = std::slice::from_raw_parts(shape, n);
+            let index = std::slice::from_raw_parts_mut(index, n);
+            b2nd::index::unidim_to_multidim(shape, i, index);
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: path is NULL or a C string, per the API.
+        match unsafe { c_path(path) } {
+            None => Error::NullPointer.code(),
+            Some(p) => urlpath::remove_dir(p).map_or_else(Error::code, |()| 0),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: path is NULL or a C string, per the API.
+        match unsafe { c_path(path) } {
+            // c-blosc2 treats a NULL urlpath as "nothing to remove".
+            None => 0,
+            Some(p) => urlpath::remove_urlpath(p).map_or_else(Error::code, |()| 0),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_rename_urlpath(
+    old_urlpath: *mut c_char,
+    new_path: *mut c_char,
+) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: both are NULL or C strings, per the API.
+        match unsafe { (c_path(old_urlpath), c_path(new_path)) } {
+            (Some(old), Some(new)) => {
+                urlpath::rename_urlpath(old, new).map_or_else(Error::code, |()| 0)
+            }
+            _ => Error::NullPointer.code(),
+        }
+    })
+}

@@ -1,4 +1,8 @@
 //! The C layer: the only place with extern "C", repr(C) mirrors and catch_unwind.
+//!
+//! Safety contract of every `extern "C"` function here: pointer arguments are NULL or valid for
+//! what c-blosc2's documentation of the same function says (the contract C callers already follow).
+#![allow(clippy::missing_safety_doc)]
 
 pub mod consts;
 pub mod library;

@@ -6,21 +6,6 @@ use crate::capi::types::*;
 use libc::{c_char, c_int, c_void};
 
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_init() {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_destroy() {
-    unreachable!()
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn blosc1_compress(
     clevel: c_int,
     doshuffle: c_int,
@@ -69,68 +54,6 @@ pub unsafe extern "C" fn blosc2_set_threads_callback(
     callback: blosc_threads_callback,
     callback_data: *mut c_void,
 ) {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_nthreads() -> i16 {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc1_get_compressor() -> *const c_char {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_set_delta(dodelta: c_int) {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_compcode_to_compname(
-    compcode: c_int,
-    compname: *mut *const c_char,
-) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_list_compressors() -> *const c_char {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_version_string() -> *const c_char {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_complib_info(
-    compname: *const c_char,
-    complib: *mut *mut c_char,
-    version: *mut *mut c_char,
-) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_free_resources() -> c_int {
     unreachable!()
 }
 
@@ -395,26 +318,6 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
     unreachable!()
 }
 
@@ -761,42 +664,6 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc_elapsed_nsecs(
-    start_time: blosc_timestamp_t,
-    end_time: blosc_timestamp_t,
-) -> f64 {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc_elapsed_secs(
-    start_time: blosc_timestamp_t,
-    end_time: blosc_timestamp_t,
-) -> f64 {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc1_get_blocksize() -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc1_set_blocksize(blocksize: usize) {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
-    unreachable!()
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
     unreachable!()
 }
@@ -808,44 +675,6 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
 
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_rename_urlpath(
-    old_urlpath: *mut c_char,
-    new_path: *mut c_char,
-) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_unidim_to_multidim(
-    ndim: u8,
-    shape: *mut i64,
-    i: i64,
-    index: *mut i64,
-) {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_multidim_to_unidim(
-    index: *const i64,
-    ndim: i8,
-    strides: *const i64,
-    i: *mut i64,
-) {
     unreachable!()
 }
 
