@@ -645,6 +645,11 @@ BLOSC_EXPORT struct blosc2_storage blosc2_get_blosc2_storage_defaults(void);
 
 BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
 
+/**
+ * Memory-mapped I/O defaults: read-only, 1 GiB initial mapping, nothing mapped or opened yet.
+ */
+BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
+
 BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
 
 BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
@@ -827,8 +832,6 @@ int blosc2_getitem_bytes_ctx(struct blosc2_context_s *context,
                              int32_t nbytes,
                              void *dest,
                              int32_t destsize);
-
-BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
 
 BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
 

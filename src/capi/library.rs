@@ -309,6 +309,25 @@ pub unsafe extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
     }
 }
 
+/// Memory-mapped I/O defaults: read-only, 1 GiB initial mapping, nothing mapped or opened yet.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
+    blosc2_stdio_mmap {
+        mode: c"r".as_ptr(),
+        initial_mapping_size: 1 << 30,
+        needs_free: false,
+        addr: ptr::null_mut(),
+        urlpath: ptr::null_mut(),
+        file_size: 0,
+        mapping_size: 0,
+        is_memory_only: false,
+        file: ptr::null_mut(),
+        fd: -1,
+        access_flags: -1,
+        map_flags: -1,
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
     if timestamp.is_null() {

@@ -322,11 +322,6 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
-    unreachable!()
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
     unreachable!()
 }
