@@ -439,3 +439,129 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(p: *const c_char) -> Option<String> {
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string())
+    }
+
+    #[test]
+    fn codec_names() {
+        let mut name: *const c_char = c"sentinel".as_ptr();
+        unsafe {
+            assert_eq!(blosc2_compcode_to_compname(2, &mut name), 2);
+            assert_eq!(text(name).as_deref(), Some("lz4hc"));
+            assert_eq!(blosc2_compcode_to_compname(38, &mut name), 38);
+            assert_eq!(text(name).as_deref(), Some("openzl"));
+            assert_eq!(blosc2_compcode_to_compname(3, &mut name), -1);
+            assert!(name.is_null());
+            assert_eq!(blosc2_compcode_to_compname(1, ptr::null_mut()), 1);
+            assert_eq!(blosc2_compname_to_compcode(c"zstd".as_ptr()), 5);
+            assert_eq!(blosc2_compname_to_compcode(c"j2k".as_ptr()), 39);
+            assert_eq!(blosc2_compname_to_compcode(c"snappy".as_ptr()), -1);
+            assert_eq!(blosc2_compname_to_compcode(ptr::null()), -1);
+            assert_eq!(
+                text(blosc2_list_compressors()).as_deref(),
+                Some("blosclz,lz4,lz4hc,zlib,zstd")
+            );
+            assert_eq!(text(blosc2_get_version_string()).as_deref(), Some("3.3.5"));
+        }
+    }
+
+    fn complib(name: &CStr) -> (c_int, Option<String>, Option<String>) {
+        let mut lib = ptr::null_mut();
+        let mut version = ptr::null_mut();
+        let code = unsafe { blosc2_get_complib_info(name.as_ptr(), &mut lib, &mut version) };
+        let result = (code, text(lib), text(version));
+        unsafe {
+            libc::free(lib.cast());
+            libc::free(version.cast());
+        }
+        result
+    }
+
+    #[test]
+    fn complib_info_reports_the_linked_libraries() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(complib(c"blosclz"), (0, some("BloscLZ"), some("2.5.3")));
+        assert_eq!(complib(c"lz4hc"), (1, some("LZ4"), some("1.10.0")));
+        assert_eq!(complib(c"zlib"), (3, some("Zlib"), some("2.3.3")));
+        assert_eq!(complib(c"zstd"), (4, some("Zstd"), some("1.5.7")));
+        assert_eq!(complib(c"ndlz"), (32, some("ndlz"), some("unknown")));
+        assert_eq!(complib(c"nope"), (-1, None, None));
+    }
+
+    #[test]
+    fn error_strings() {
+        unsafe {
+            assert_eq!(
+                text(blosc2_error_string(-1)).as_deref(),
+                Some("Generic failure")
+            );
+            assert_eq!(
+                text(blosc2_error_string(-37)).as_deref(),
+                Some("Frame lock failure")
+            );
+            for code in [0, 1, -38, i32::MIN] {
+                assert_eq!(
+                    text(blosc2_error_string(code)).as_deref(),
+                    Some("Unknown error")
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_and_helpers() {
+        unsafe {
+            let c = blosc2_get_blosc2_cparams_defaults();
+            assert_eq!((c.compcode, c.clevel, c.typesize, c.nthreads), (0, 5, 8, 1));
+            assert_eq!((c.splitmode, c.filters), (4, [0, 0, 0, 0, 0, 1]));
+            let d = blosc2_get_blosc2_dparams_defaults();
+            assert_eq!((d.nthreads, d.typesize), (1, 8));
+            let io = blosc2_get_blosc2_io_defaults();
+            assert_eq!((io.id, text(io.name).as_deref()), (0, Some("filesystem")));
+            assert!(!blosc2_get_blosc2_storage_defaults().contiguous);
+            let m = blosc2_get_blosc2_stdio_mmap_defaults();
+            assert_eq!(
+                (m.initial_mapping_size, m.fd, m.map_flags),
+                (1 << 30, -1, -1)
+            );
+
+            let start = blosc_timestamp_t {
+                tv_sec: 1,
+                tv_nsec: 500,
+            };
+            let end = blosc_timestamp_t {
+                tv_sec: 3,
+                tv_nsec: 200,
+            };
+            assert_eq!(blosc_elapsed_nsecs(start, end), 1_999_999_700.0);
+            assert_eq!(blosc_elapsed_secs(start, end), 1.9999997);
+            let mut now = start;
+            blosc_set_timestamp(&mut now);
+            blosc_set_timestamp(ptr::null_mut());
+
+            let mut shape = [4i64, 5, 6];
+            let mut index = [0i64; 3];
+            blosc2_unidim_to_multidim(3, shape.as_mut_ptr(), 119, index.as_mut_ptr());
+            assert_eq!(index, [3, 4, 5]);
+            let mut flat = 0;
+            blosc2_multidim_to_unidim(index.as_ptr(), 3, [30i64, 6, 1].as_ptr(), &mut flat);
+            assert_eq!(flat, 119);
+
+            assert_eq!(blosc2_remove_urlpath(ptr::null()), 0);
+            assert_eq!(blosc2_remove_dir(c"/nonexistent/rblosc2".as_ptr()), -16);
+            assert_eq!(
+                blosc2_rename_urlpath(
+                    c"/nonexistent/a".as_ptr() as *mut _,
+                    c"/nonexistent/b".as_ptr() as *mut _
+                ),
+                -1
+            );
+        }
+    }
+}

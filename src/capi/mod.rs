@@ -15,6 +15,31 @@ mod pending;
 mod tests {
     use std::path::Path;
 
+    /// The BLOSC2_ERROR_* enumerators written in the header fragment agree with crate::Error.
+    #[test]
+    fn header_error_codes_match_the_core() {
+        let prologue = include_str!("../../cbindgen/blosc2-prologue.h");
+        let mut seen = 0;
+        for line in prologue.lines() {
+            let Some(rest) = line.trim().strip_prefix("BLOSC2_ERROR_") else {
+                continue;
+            };
+            let value: i32 = rest
+                .split('=')
+                .nth(1)
+                .unwrap()
+                .trim()
+                .trim_end_matches(',')
+                .parse()
+                .unwrap();
+            if value != 0 {
+                assert!(crate::Error::from_code(value).is_some(), "{line}");
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 37);
+    }
+
     /// include/ is committed; it must equal what build.rs generates from the current sources
     /// (refresh it with `RBLOSC2_UPDATE_HEADERS=1 cargo build`).
     #[test]

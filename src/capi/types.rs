@@ -328,3 +328,34 @@ pub struct tuner_info {
 pub type blosc2_context = blosc2_context_s;
 pub type blosc2_frame = blosc2_frame_s;
 pub type b2nd_context_t = b2nd_context_s;
+
+// The reference layouts (c-blosc2 3.3.5 on LP64), checked at compile time.
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    use std::mem::{align_of, size_of};
+    assert!(size_of::<b2nd_array_t>() == 1376 && align_of::<b2nd_array_t>() == 8);
+    assert!(size_of::<blosc2_codec>() == 40 && align_of::<blosc2_codec>() == 8);
+    assert!(size_of::<blosc2_cparams>() == 136 && align_of::<blosc2_cparams>() == 8);
+    assert!(size_of::<blosc2_dparams>() == 40 && align_of::<blosc2_dparams>() == 8);
+    assert!(size_of::<blosc2_filter>() == 40 && align_of::<blosc2_filter>() == 8);
+    assert!(size_of::<blosc2_instr>() == 16 && align_of::<blosc2_instr>() == 4);
+    assert!(size_of::<blosc2_io>() == 24 && align_of::<blosc2_io>() == 8);
+    assert!(size_of::<blosc2_io_cb>() == 80 && align_of::<blosc2_io_cb>() == 8);
+    assert!(size_of::<blosc2_metalayer>() == 24 && align_of::<blosc2_metalayer>() == 8);
+    assert!(
+        size_of::<blosc2_postfilter_params>() == 80 && align_of::<blosc2_postfilter_params>() == 8
+    );
+    assert!(
+        size_of::<blosc2_prefilter_params>() == 88 && align_of::<blosc2_prefilter_params>() == 8
+    );
+    assert!(size_of::<blosc2_schunk>() == 65840 && align_of::<blosc2_schunk>() == 8);
+    assert!(size_of::<blosc2_stdio_file>() == 8 && align_of::<blosc2_stdio_file>() == 8);
+    assert!(size_of::<blosc2_stdio_mmap>() == 96 && align_of::<blosc2_stdio_mmap>() == 8);
+    assert!(size_of::<blosc2_stdio_params>() == 1 && align_of::<blosc2_stdio_params>() == 1);
+    assert!(size_of::<blosc2_storage>() == 40 && align_of::<blosc2_storage>() == 8);
+    assert!(size_of::<blosc2_tuner>() == 56 && align_of::<blosc2_tuner>() == 8);
+    assert!(size_of::<chunk_cache_s>() == 16 && align_of::<chunk_cache_s>() == 8);
+    assert!(size_of::<codec_info>() == 16 && align_of::<codec_info>() == 8);
+    assert!(size_of::<filter_info>() == 16 && align_of::<filter_info>() == 8);
+    assert!(size_of::<tuner_info>() == 40 && align_of::<tuner_info>() == 8);
+};
