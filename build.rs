@@ -179,7 +179,11 @@ fn generate(root: &Path, out: &Path) {
             )),
             ..Default::default()
         };
-        config.function.prefix = Some("BLOSC_EXPORT".to_string());
+        // The registry headers declare internal functions that the library does not export
+        // (and they do not include blosc2-export.h).
+        if !header.path.contains("-registry.h") {
+            config.function.prefix = Some("BLOSC_EXPORT".to_string());
+        }
         config.export.include = header.own.iter().map(|s| s.to_string()).collect();
         config.export.exclude = HANDWRITTEN
             .iter()

@@ -25,7 +25,7 @@ typedef struct codec_info {
 extern "C" {
 #endif // __cplusplus
 
-BLOSC_EXPORT void register_codecs(void);
+void register_codecs(void);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -21,7 +21,7 @@ typedef struct filter_info {
 extern "C" {
 #endif // __cplusplus
 
-BLOSC_EXPORT void register_filters(void);
+void register_filters(void);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -20,7 +20,7 @@ typedef struct tuner_info {
 extern "C" {
 #endif // __cplusplus
 
-BLOSC_EXPORT void register_tuners(void);
+void register_tuners(void);
 
 #ifdef __cplusplus
 }  // extern "C"
