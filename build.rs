@@ -6,7 +6,7 @@
 //! static inline helpers, function-like macros, BLOSC1_COMPAT aliases).  Items listed as `own`
 //! by one header are excluded from every other header, so shared sources (types.rs, consts.rs)
 //! can feed several headers.  The headers land in OUT_DIR/include; with
-//! RBLOSC2_UPDATE_HEADERS=1 they are also copied to include/ (committed; tests/headers.rs checks
+//! RBLOSC2_UPDATE_HEADERS=1 they are also copied to include/ (committed; `capi::tests` checks
 //! that include/ is fresh).
 
 use std::path::{Path, PathBuf};
