@@ -1,4 +1,252 @@
-//! Build script: gives the shared library c-blosc2's SONAME.
+//! Build script: gives the shared library c-blosc2's SONAME and generates the C headers.
+//!
+//! Each public header is one cbindgen run over the Rust files listed for it in `HEADERS`
+//! (repr(C) types, consts and `extern "C"` functions), wrapped in hand-written C fragments from
+//! `cbindgen/` for what cbindgen cannot express (anonymous enums, static const *_DEFAULTS,
+//! static inline helpers, function-like macros, BLOSC1_COMPAT aliases).  Items listed as `own`
+//! by one header are excluded from every other header, so shared sources (types.rs, consts.rs)
+//! can feed several headers.  The headers land in OUT_DIR/include; with
+//! RBLOSC2_UPDATE_HEADERS=1 they are also copied to include/ (committed; `capi::tests` checks
+//! that include/ is fresh).
+
+use std::path::{Path, PathBuf};
+
+struct Header {
+    path: &'static str,
+    guard: &'static str,
+    srcs: &'static [&'static str],
+    own: &'static [&'static str],
+    prologue: Option<&'static str>,
+    epilogue: Option<&'static str>,
+}
+
+const HEADERS: &[Header] = &[
+    Header {
+        path: "blosc2.h",
+        guard: "BLOSC_BLOSC2_H",
+        srcs: &[
+            "src/capi/types.rs",
+            "src/capi/consts.rs",
+            "src/capi/library.rs",
+            "src/capi/pending/blosc2.rs",
+        ],
+        own: &[
+            "blosc_threads_callback",
+            "blosc2_open_cb",
+            "blosc2_close_cb",
+            "blosc2_size_cb",
+            "blosc2_write_cb",
+            "blosc2_read_cb",
+            "blosc2_truncate_cb",
+            "blosc2_destroy_cb",
+            "blosc2_prefilter_fn",
+            "blosc2_postfilter_fn",
+            "blosc2_codec_encoder_cb",
+            "blosc2_codec_decoder_cb",
+            "blosc2_filter_forward_cb",
+            "blosc2_filter_backward_cb",
+            "blosc2_instr",
+            "blosc2_io_cb",
+            "blosc2_io",
+            "blosc2_context_s",
+            "blosc2_context",
+            "blosc2_tuner",
+            "blosc2_prefilter_params",
+            "blosc2_postfilter_params",
+            "blosc2_cparams",
+            "blosc2_dparams",
+            "blosc2_storage",
+            "blosc2_frame_s",
+            "blosc2_frame",
+            "blosc2_metalayer",
+            "blosc2_schunk",
+            "blosc2_codec",
+            "blosc2_filter",
+            "BLOSC2_VERSION_MAJOR",
+            "BLOSC2_VERSION_MINOR",
+            "BLOSC2_VERSION_RELEASE",
+            "BLOSC2_MAX_METALAYERS",
+            "BLOSC2_METALAYER_NAME_MAXLEN",
+            "BLOSC2_MAX_VLMETALAYERS",
+            "BLOSC2_VLMETALAYERS_NAME_MAXLEN",
+        ],
+        prologue: Some("blosc2-prologue.h"),
+        epilogue: Some("blosc2-epilogue.h"),
+    },
+    Header {
+        path: "b2nd.h",
+        guard: "BLOSC_B2ND_H",
+        srcs: &[
+            "src/capi/types.rs",
+            "src/capi/consts.rs",
+            "src/capi/pending/b2nd.rs",
+        ],
+        own: &[
+            "chunk_cache_s",
+            "b2nd_context_s",
+            "b2nd_context_t",
+            "b2nd_array_t",
+            "B2ND_METALAYER_VERSION",
+            "B2ND_MAX_DIM",
+            "B2ND_MAX_METALAYERS",
+            "DTYPE_NUMPY_FORMAT",
+            "B2ND_DEFAULT_DTYPE_FORMAT",
+        ],
+        prologue: Some("b2nd-prologue.h"),
+        epilogue: Some("b2nd-epilogue.h"),
+    },
+    Header {
+        path: "blosc2/blosc2-stdio.h",
+        guard: "BLOSC_BLOSC2_BLOSC2_STDIO_H",
+        srcs: &["src/capi/types.rs", "src/capi/pending/stdio.rs"],
+        own: &[
+            "blosc2_stdio_file",
+            "blosc2_stdio_params",
+            "blosc2_stdio_mmap",
+        ],
+        prologue: Some("stdio-prologue.h"),
+        epilogue: Some("stdio-epilogue.h"),
+    },
+    Header {
+        path: "blosc2/codecs-registry.h",
+        guard: "BLOSC_BLOSC2_CODECS_REGISTRY_H",
+        srcs: &["src/capi/types.rs", "src/capi/pending/registry.rs"],
+        own: &["codec_info", "register_codecs"],
+        prologue: Some("codecs-registry-prologue.h"),
+        epilogue: None,
+    },
+    Header {
+        path: "blosc2/filters-registry.h",
+        guard: "BLOSC_BLOSC2_FILTERS_REGISTRY_H",
+        srcs: &["src/capi/types.rs", "src/capi/pending/registry.rs"],
+        own: &["filter_info", "register_filters"],
+        prologue: Some("filters-registry-prologue.h"),
+        epilogue: None,
+    },
+    Header {
+        path: "blosc2/tuners-registry.h",
+        guard: "BLOSC_BLOSC2_TUNERS_REGISTRY_H",
+        srcs: &["src/capi/types.rs", "src/capi/pending/registry.rs"],
+        own: &["tuner_info", "register_tuners"],
+        prologue: Some("tuners-registry-prologue.h"),
+        epilogue: None,
+    },
+];
+
+/// Functions whose C declarations are written in the epilogue fragments because cbindgen cannot
+/// express them (top-level `const` on by-value parameters).
+const HANDWRITTEN: &[&str] = &[
+    "blosc2_shuffle",
+    "blosc2_unshuffle",
+    "blosc2_bitshuffle",
+    "blosc2_bitunshuffle",
+    "b2nd_expand_dims",
+];
+
+/// Headers with no Rust items, copied verbatim from cbindgen/.
+const PLAIN_HEADERS: &[&str] = &["blosc2/blosc2-export.h", "blosc2/blosc2-common.h"];
+
+const BANNER: &str = "/* rblosc2: generated header, do not edit (see build.rs). */";
+
+fn fragment(root: &Path, name: &str) -> String {
+    let path = root.join("cbindgen").join(name);
+    println!("cargo:rerun-if-changed={}", path.display());
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn generate(root: &Path, out: &Path) {
+    for header in HEADERS {
+        let mut config = cbindgen::Config {
+            language: cbindgen::Language::C,
+            // The guard is written here rather than with `include_guard` because cbindgen puts the
+            // trailer after the guard's #endif, and our trailers must be guarded too.
+            header: Some(format!(
+                "{BANNER}\n#ifndef {guard}\n#define {guard}",
+                guard = header.guard
+            )),
+            no_includes: true,
+            cpp_compat: true,
+            usize_is_size_t: true,
+            style: cbindgen::Style::Both,
+            after_includes: header.prologue.map(|p| fragment(root, p)),
+            trailer: Some(format!(
+                "{}\n#endif /* {} */",
+                header
+                    .epilogue
+                    .map(|p| fragment(root, p))
+                    .unwrap_or_default(),
+                header.guard
+            )),
+            ..Default::default()
+        };
+        // The registry headers declare internal functions that the library does not export
+        // (and they do not include blosc2-export.h).
+        if !header.path.contains("-registry.h") {
+            config.function.prefix = Some("BLOSC_EXPORT".to_string());
+        }
+        config.export.include = header.own.iter().map(|s| s.to_string()).collect();
+        config.export.exclude = HANDWRITTEN
+            .iter()
+            .map(|s| s.to_string())
+            .chain(
+                HEADERS
+                    .iter()
+                    .filter(|h| h.path != header.path)
+                    .flat_map(|h| h.own.iter().map(|s| s.to_string())),
+            )
+            .collect();
+        let mut builder = cbindgen::Builder::new().with_config(config);
+        for src in header.srcs {
+            let path = root.join(src);
+            println!("cargo:rerun-if-changed={}", path.display());
+            builder = builder.with_src(path);
+        }
+        let bindings = builder
+            .generate()
+            .unwrap_or_else(|e| panic!("cbindgen failed for {}: {e}", header.path));
+        bindings.write_to_file(out.join(header.path));
+    }
+    for plain in PLAIN_HEADERS {
+        let name = Path::new(plain).file_name().unwrap().to_str().unwrap();
+        let text = fragment(root, name);
+        let dest = out.join(plain);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::write(dest, text).unwrap();
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for header in HEADERS
+        .iter()
+        .map(|h| h.path)
+        .chain(PLAIN_HEADERS.iter().copied())
+    {
+        let dest = to.join(header);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(header), dest).unwrap();
+    }
+}
+
+/// zlib-ng's release: its zlib-compatible API only reports the zlib version it emulates
+/// ("1.3.1.zlib-ng"), while c-blosc2 reports ZLIBNG_VERSION from zlib.h.
+fn export_zlibng_version() {
+    println!("cargo:rerun-if-env-changed=DEP_Z_INCLUDE");
+    let Ok(dirs) = std::env::var("DEP_Z_INCLUDE") else {
+        return;
+    };
+    for dir in dirs.split(',') {
+        let Ok(text) = std::fs::read_to_string(Path::new(dir).join("zlib.h")) else {
+            continue;
+        };
+        for line in text.lines() {
+            if let Some(rest) = line.trim().strip_prefix("#define ZLIBNG_VERSION ") {
+                let version = rest.trim().trim_matches('"');
+                println!("cargo:rustc-env=RBLOSC2_ZLIBNG_VERSION={version}");
+                return;
+            }
+        }
+    }
+}
 
 fn main() {
     // Programs linked against c-blosc2 3.2/3.3 record NEEDED libblosc2.so.9; ours must answer to it.
@@ -6,4 +254,18 @@ fn main() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libblosc2.so.9");
     }
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=RBLOSC2_UPDATE_HEADERS");
+
+    export_zlibng_version();
+
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("include");
+    generate(&root, &out);
+    println!(
+        "cargo:rustc-env=RBLOSC2_GENERATED_INCLUDE={}",
+        out.display()
+    );
+    if std::env::var("RBLOSC2_UPDATE_HEADERS").as_deref() == Ok("1") {
+        copy_tree(&out, &root.join("include"));
+    }
 }

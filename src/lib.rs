@@ -11,7 +11,9 @@ pub mod codecs;
 pub mod error;
 pub mod filters;
 pub mod frame;
+pub mod global;
 pub mod schunk;
+pub mod urlpath;
 
 pub use error::{Error, Result};
 

@@ -25,7 +25,11 @@ pub fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>> {
     static POOLS: Mutex<Vec<(i16, Weak<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
     pools.retain(|(_, w)| w.strong_count() > 0);
-    if let Some(p) = pools.iter().find(|(n, _)| *n == nthreads).and_then(|(_, w)| w.upgrade()) {
+    if let Some(p) = pools
+        .iter()
+        .find(|(n, _)| *n == nthreads)
+        .and_then(|(_, w)| w.upgrade())
+    {
         return Ok(Some(p));
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -95,7 +99,14 @@ impl Decompressor {
         maskout: Option<&[bool]>,
         reader: Option<&dyn decompress::LazyBlocks>,
     ) -> Result<usize> {
-        decompress::decompress_with(&self.params, self.pool.as_deref(), src, dst, maskout, reader)
+        decompress::decompress_with(
+            &self.params,
+            self.pool.as_deref(),
+            src,
+            dst,
+            maskout,
+            reader,
+        )
     }
 
     /// `getitem_bytes` for a lazy chunk (blocks fetched through `reader`) or a regular one.

@@ -58,7 +58,7 @@ fn forward_one(
         BITSHUFFLE => bitshuffle::bitshuffle(typesize, src, dst)?,
         DELTA => delta::delta_encode(chunk_src, offset, src, typesize, dst),
         TRUNC_PREC => trunc_prec::truncate_precision(meta as i8, typesize, src, dst)?,
-        BYTEDELTA => bytedelta::bytedelta_forward(bytedelta_streams(typesize, meta), src, dst),
+        BYTEDELTA => bytedelta::bytedelta_forward(bytedelta_streams(typesize, meta), src, dst)?,
         f if f > DEFINED_FILTERS_STOP => {
             let uf = params
                 .user_filters
@@ -180,9 +180,9 @@ fn backward_one(
     match filter {
         SHUFFLE => shuffle::unshuffle_with_meta(ts, meta, src, dst),
         BITSHUFFLE => bitshuffle::bitunshuffle(ts, src, dst, bw.format_version)?,
-        BYTEDELTA => bytedelta::bytedelta_backward(bytedelta_streams(ts, meta), src, dst),
+        BYTEDELTA => bytedelta::bytedelta_backward(bytedelta_streams(ts, meta), src, dst)?,
         BYTEDELTA_BUGGY => {
-            bytedelta::bytedelta_buggy_backward(bytedelta_streams(ts, meta), src, dst)
+            bytedelta::bytedelta_buggy_backward(bytedelta_streams(ts, meta), src, dst)?
         }
         f if f > DEFINED_FILTERS_STOP => {
             let uf = bw
@@ -228,7 +228,7 @@ pub fn backward(
             if let Loc::Buf(s) = cur {
                 dest.copy_from_slice(&bufs[s][..bsize]);
             }
-            delta::delta_decode(dref, offset, dest, bw.typesize);
+            delta::delta_decode(dref.unwrap_or(&[]), offset, dest, bw.typesize);
             cur = Loc::Outer;
             continue;
         }

@@ -107,3 +107,4 @@ pub fn decompress_stream(
         _ => return Err(crate::Error::CodecSupport),
     })
 }
+pub mod names;

@@ -1,0 +1,4 @@
+enum {
+  BLOSC_BTUNE = 32,
+};
+

@@ -1,0 +1,171 @@
+//! Library-wide settings behind the blosc1-style global API (`blosc1_set_compressor`,
+//! `blosc2_set_nthreads`, ...), read by the chunk engine when a call uses no explicit context.
+
+use std::sync::Mutex;
+
+use crate::codecs::names;
+use crate::{Error, Result};
+
+/// `BLOSC_FORWARD_COMPAT_SPLIT`: the split mode used when none is set.
+pub const FORWARD_COMPAT_SPLIT: i32 = 4;
+
+/// A snapshot of the global settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Compressor code; -1 after `blosc1_set_compressor` was given an unknown name (c-blosc2
+    /// stores that code too, and then reports no compressor name).
+    pub compcode: i32,
+    pub clevel: u8,
+    pub nthreads: i16,
+    /// Forced block size in bytes; 0 lets the engine choose.
+    pub blocksize: usize,
+    pub splitmode: i32,
+    /// Whether the delta filter is added (blosc2_set_delta).
+    pub delta: bool,
+    /// Set by blosc2_init, cleared by blosc2_destroy.
+    pub initialized: bool,
+}
+
+impl Settings {
+    /// c-blosc2's values before any setter is called.
+    pub const DEFAULT: Settings = Settings {
+        compcode: names::BLOSCLZ,
+        clevel: 5,
+        nthreads: 1,
+        blocksize: 0,
+        splitmode: FORWARD_COMPAT_SPLIT,
+        delta: false,
+        initialized: false,
+    };
+}
+
+static SETTINGS: Mutex<Settings> = Mutex::new(Settings::DEFAULT);
+
+fn with<T>(f: impl FnOnce(&mut Settings) -> T) -> T {
+    // A panic while holding the lock cannot leave Settings half-written (plain Copy fields), so a
+    // poisoned lock is still usable.
+    let mut guard = SETTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut guard)
+}
+
+/// The current settings.
+pub fn settings() -> Settings {
+    with(|s| *s)
+}
+
+/// Marks the library initialised. Settings made before keep their values, as in c-blosc2.
+pub fn init() {
+    with(|s| s.initialized = true);
+}
+
+/// Marks the library uninitialised; the settings keep their values, as in c-blosc2.
+pub fn destroy() {
+    with(|s| s.initialized = false);
+}
+
+pub fn nthreads() -> i16 {
+    with(|s| s.nthreads)
+}
+
+/// Sets the number of threads; returns the previous one.
+pub fn set_nthreads(nthreads: i16) -> Result<i16> {
+    if nthreads <= 0 {
+        return Err(Error::InvalidParam);
+    }
+    Ok(with(|s| std::mem::replace(&mut s.nthreads, nthreads)))
+}
+
+pub fn compcode() -> i32 {
+    with(|s| s.compcode)
+}
+
+/// Selects the compressor by name; returns its code.
+///
+/// An unknown name stores code -1 and fails with `None` (c-blosc2 returns -1 then); a known
+/// plugin codec that is not built in fails with `CodecSupport` and keeps the setting.
+pub fn set_compressor(name: &str) -> std::result::Result<i32, Option<Error>> {
+    match names::code_of(name) {
+        None => {
+            with(|s| s.compcode = -1);
+            Err(None)
+        }
+        Some(code) if !names::is_builtin(code) => Err(Some(Error::CodecSupport)),
+        Some(code) => {
+            with(|s| s.compcode = code);
+            Ok(code)
+        }
+    }
+}
+
+pub fn clevel() -> u8 {
+    with(|s| s.clevel)
+}
+
+pub fn blocksize() -> usize {
+    with(|s| s.blocksize)
+}
+
+pub fn set_blocksize(blocksize: usize) {
+    with(|s| s.blocksize = blocksize);
+}
+
+pub fn splitmode() -> i32 {
+    with(|s| s.splitmode)
+}
+
+pub fn set_splitmode(splitmode: i32) {
+    with(|s| s.splitmode = splitmode);
+}
+
+pub fn delta() -> bool {
+    with(|s| s.delta)
+}
+
+pub fn set_delta(delta: bool) {
+    with(|s| s.delta = delta);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One test touches the process-wide state so that parallel tests cannot interfere.
+    #[test]
+    fn setters_and_getters() {
+        init();
+        assert!(settings().initialized);
+        assert_eq!(set_nthreads(4), Ok(1));
+        assert_eq!(nthreads(), 4);
+        assert_eq!(set_nthreads(0), Err(Error::InvalidParam));
+        assert_eq!(set_nthreads(-3), Err(Error::InvalidParam));
+        assert_eq!(set_nthreads(1), Ok(4));
+
+        assert_eq!(set_compressor("zstd"), Ok(5));
+        assert_eq!(compcode(), 5);
+        assert_eq!(set_compressor("ndlz"), Err(Some(Error::CodecSupport)));
+        assert_eq!(compcode(), 5);
+        assert_eq!(set_compressor("nope"), Err(None));
+        assert_eq!(compcode(), -1);
+        assert_eq!(set_compressor("blosclz"), Ok(0));
+
+        set_blocksize(4096);
+        assert_eq!(blocksize(), 4096);
+        set_blocksize(0);
+        set_splitmode(1);
+        assert_eq!(splitmode(), 1);
+        set_splitmode(FORWARD_COMPAT_SPLIT);
+        set_delta(true);
+        assert!(delta());
+        set_delta(false);
+        assert_eq!(clevel(), 5);
+
+        destroy();
+        assert_eq!(
+            settings(),
+            Settings {
+                initialized: false,
+                ..Settings::DEFAULT
+            }
+        );
+    }
+}
