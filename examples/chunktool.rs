@@ -1,4 +1,5 @@
 //! Developer tool: compress/decompress one chunk with the core, for interop checks.
+#![allow(clippy::field_reassign_with_default)]
 //! chunktool c CODEC CLEVEL TYPESIZE FILTER SPLIT NTHREADS IN OUT
 //! chunktool d NTHREADS IN OUT
 //! chunktool g START NBYTES IN OUT

@@ -32,7 +32,9 @@ fn every_compat_chunk_decompresses_exactly() {
             // Known open defect (issue 3): the c-blosc 1.x bitshuffle leftover rule for typesize 8
             // with a partial trailing item is not reproduced yet.
             let name = path.file_name().unwrap().to_string_lossy();
-            if name.contains("bitshuffle") && (name.starts_with("blosc-1.17") || name.starts_with("blosc-1.18")) {
+            if name.contains("bitshuffle")
+                && (name.starts_with("blosc-1.17") || name.starts_with("blosc-1.18"))
+            {
                 continue;
             }
             let chunk = std::fs::read(path).unwrap();

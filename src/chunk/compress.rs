@@ -251,7 +251,7 @@ pub fn compress(
         filter_flags,
     );
     let bs = blocksize.max(1) as usize;
-    let nblocks = src.len() / bs + usize::from(src.len() % bs > 0);
+    let nblocks = src.len().div_ceil(bs);
     let leftover = src.len() % bs;
 
     let mut header = ChunkHeader {

@@ -76,6 +76,7 @@ fn forward_one(
 
 /// Runs prefilter and filters over block `nblock` (`bsize` bytes at `offset` of `chunk_src`).
 /// Returns where the filtered block is: `Loc::Outer` means the untouched source.
+#[allow(clippy::too_many_arguments)]
 pub fn forward(
     params: &CParams,
     typesize: usize,
