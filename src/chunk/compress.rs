@@ -119,23 +119,7 @@ fn compress_block(
             return Ok(0);
         }
         let dst = &mut out[pos..pos + maxout];
-        let cbytes = match &job.params.user_codec {
-            Some(uc) if !codecs::is_builtin(job.params.compcode) => {
-                let r = uc.encode(stream, dst, job.params.compcode_meta, job.params);
-                if r < 0 {
-                    return Err(Error::from_code(r).unwrap_or(Error::Data));
-                }
-                r as usize
-            }
-            _ => codecs::compress_stream(
-                job.params.compcode,
-                job.params.clevel,
-                stream,
-                dst,
-                &job.dict,
-                codec,
-            )?,
-        };
+        let cbytes = encode_stream(job.params, stream, dst, &job.dict, codec)?;
         if cbytes > maxout {
             return Err(Error::WriteBuffer);
         }
@@ -153,6 +137,27 @@ fn compress_block(
         pos += cbytes;
     }
     Ok(pos)
+}
+
+/// Compresses one stream with the chunk's codec (built-in or user-registered); 0 when it did
+/// not fit in `dst`.
+pub(crate) fn encode_stream(
+    params: &CParams,
+    stream: &[u8],
+    dst: &mut [u8],
+    dict: &Dict<'_>,
+    codec: &mut codecs::CodecScratch,
+) -> Result<usize> {
+    match &params.user_codec {
+        Some(uc) if !codecs::is_builtin(params.compcode) => {
+            let r = uc.encode(stream, dst, params.compcode_meta, params);
+            if r < 0 {
+                return Err(Error::from_code(r).unwrap_or(Error::Data));
+            }
+            Ok(r as usize)
+        }
+        _ => codecs::compress_stream(params.compcode, params.clevel, stream, dst, dict, codec),
+    }
 }
 
 /// Whether a filter id may appear in cparams (checked when a context is created): the

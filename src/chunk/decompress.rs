@@ -249,7 +249,6 @@ impl<'a> Chunk<'a> {
                 Loc::Buf(i) => &mut bufs[i][..bsize],
             };
             let dict = self.dict();
-            let format = h.compformat();
             for j in 0..nstreams {
                 if src.len() < 4 {
                     return Err(Error::ReadBuffer);
@@ -277,21 +276,7 @@ impl<'a> Chunk<'a> {
                         o.copy_from_slice(cdata);
                         continue;
                     }
-                    let n = if format == codecs::UDCODEC_FORMAT {
-                        let uc = bw
-                            .dparams
-                            .user_codecs
-                            .iter()
-                            .find(|(id, _)| *id == h.udcompcode)
-                            .ok_or(Error::CodecSupport)?;
-                        let r = uc.1.decode(cdata, o, h.compcode_meta, bw.dparams);
-                        if r < 0 {
-                            return Err(Error::from_code(r).unwrap_or(Error::Data));
-                        }
-                        r as usize
-                    } else {
-                        codecs::decompress_stream(format, cdata, o, &dict, codec)?
-                    };
+                    let n = decode_stream(h, cdata, o, &dict, bw.dparams, codec)?;
                     if n != neblock {
                         return Err(Error::Data);
                     }
@@ -303,6 +288,31 @@ impl<'a> Chunk<'a> {
         }
         Ok(())
     }
+}
+
+/// Decompresses one stream with the chunk's codec (built-in or user-registered); returns the
+/// bytes written.
+pub(crate) fn decode_stream(
+    h: &ChunkHeader,
+    cdata: &[u8],
+    out: &mut [u8],
+    dict: &Dict<'_>,
+    dparams: &DParams,
+    codec: &mut codecs::CodecScratch,
+) -> Result<usize> {
+    if h.compformat() != codecs::UDCODEC_FORMAT {
+        return codecs::decompress_stream(h.compformat(), cdata, out, dict, codec);
+    }
+    let uc = dparams
+        .user_codecs
+        .iter()
+        .find(|(id, _)| *id == h.udcompcode)
+        .ok_or(Error::CodecSupport)?;
+    let r = uc.1.decode(cdata, out, h.compcode_meta, dparams);
+    if r < 0 {
+        return Err(Error::from_code(r).unwrap_or(Error::Data));
+    }
+    Ok(r as usize)
 }
 
 fn fill_pattern(out: &mut [u8], pat: &[u8]) {

@@ -101,23 +101,7 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
             pos += 4;
             let maxout = size.min(dst.len() - pos);
             let out = &mut dst[pos..pos + maxout];
-            let n = match &params.user_codec {
-                Some(uc) if !codecs::is_builtin(params.compcode) => {
-                    let r = uc.encode(data, out, params.compcode_meta, params);
-                    if r < 0 {
-                        return Err(Error::from_code(r).unwrap_or(Error::Data));
-                    }
-                    r as usize
-                }
-                _ => codecs::compress_stream(
-                    params.compcode,
-                    params.clevel,
-                    data,
-                    out,
-                    &dict,
-                    &mut s.codec,
-                )?,
-            };
+            let n = super::compress::encode_stream(params, data, out, &dict, &mut s.codec)?;
             let n = if n == 0 || n >= size {
                 // Not compressible: stored raw, recognisable by its length equal to the size.
                 if pos + size > dst.len() {
@@ -200,20 +184,8 @@ fn decode_into(dparams: &DParams, chunk: &Chunk<'_>, nblock: usize, out: &mut [u
             if clen == size {
                 o.copy_from_slice(cdata);
             } else {
-                let n = if h.compformat() == codecs::UDCODEC_FORMAT {
-                    let uc = dparams
-                        .user_codecs
-                        .iter()
-                        .find(|(id, _)| *id == h.udcompcode)
-                        .ok_or(Error::CodecSupport)?;
-                    let r = uc.1.decode(cdata, o, h.compcode_meta, dparams);
-                    if r < 0 {
-                        return Err(Error::from_code(r).unwrap_or(Error::Data));
-                    }
-                    r as usize
-                } else {
-                    codecs::decompress_stream(h.compformat(), cdata, o, &chunk.dict(), codec)?
-                };
+                let n =
+                    super::decompress::decode_stream(&h, cdata, o, &chunk.dict(), dparams, codec)?;
                 if n != size {
                     return Err(Error::Data);
                 }
