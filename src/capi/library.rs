@@ -366,10 +366,17 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
     strides: *const i64,
     i: *mut i64,
 ) {
-    if index.is_null() || strides.is_null() || i.is_null() {
+    let n = (ndim.max(0) as usize).min(b2nd::MAX_DIM);
+    // With no dimensions the index and strides are never read: c-blosc2 writes 0 even when
+    // they are NULL.
+    if i.is_null() || (n > 0 && (index.is_null() || strides.is_null())) {
         return;
     }
-    let n = (ndim.max(0) as usize).min(b2nd::MAX_DIM);
+    if n == 0 {
+        // SAFETY: i is non-NULL and writable per the API.
+        unsafe { *i = 0 };
+        return;
+    }
     guard((), || {
         // SAFETY: index and strides hold ndim (<= B2ND_MAX_DIM) values per the API; i is writable.
         unsafe {
