@@ -28,6 +28,7 @@ const HEADERS: &[Header] = &[
             "src/capi/types.rs",
             "src/capi/consts.rs",
             "src/capi/library.rs",
+            "src/capi/chunk.rs",
             "src/capi/pending/blosc2.rs",
         ],
         own: &[

@@ -458,6 +458,53 @@ typedef struct blosc2_storage {
   struct blosc2_io *io;
 } blosc2_storage;
 
+typedef int (*blosc2_codec_encoder_cb)(const uint8_t*,
+                                       int32_t,
+                                       uint8_t*,
+                                       int32_t,
+                                       uint8_t,
+                                       struct blosc2_cparams*,
+                                       const void*);
+
+typedef int (*blosc2_codec_decoder_cb)(const uint8_t*,
+                                       int32_t,
+                                       uint8_t*,
+                                       int32_t,
+                                       uint8_t,
+                                       struct blosc2_dparams*,
+                                       const void*);
+
+typedef struct blosc2_codec {
+  uint8_t compcode;
+  char *compname;
+  uint8_t complib;
+  uint8_t version;
+  blosc2_codec_encoder_cb encoder;
+  blosc2_codec_decoder_cb decoder;
+} blosc2_codec;
+
+typedef int (*blosc2_filter_forward_cb)(const uint8_t*,
+                                        uint8_t*,
+                                        int32_t,
+                                        uint8_t,
+                                        struct blosc2_cparams*,
+                                        uint8_t);
+
+typedef int (*blosc2_filter_backward_cb)(const uint8_t*,
+                                         uint8_t*,
+                                         int32_t,
+                                         uint8_t,
+                                         struct blosc2_dparams*,
+                                         uint8_t);
+
+typedef struct blosc2_filter {
+  uint8_t id;
+  char *name;
+  uint8_t version;
+  blosc2_filter_forward_cb forward;
+  blosc2_filter_backward_cb backward;
+} blosc2_filter;
+
 typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
 
 typedef void *(*blosc2_open_cb)(const char*, const char*, void*);
@@ -537,53 +584,6 @@ typedef struct blosc2_schunk {
   bool view;
   int64_t change_tick;
 } blosc2_schunk;
-
-typedef int (*blosc2_codec_encoder_cb)(const uint8_t*,
-                                       int32_t,
-                                       uint8_t*,
-                                       int32_t,
-                                       uint8_t,
-                                       struct blosc2_cparams*,
-                                       const void*);
-
-typedef int (*blosc2_codec_decoder_cb)(const uint8_t*,
-                                       int32_t,
-                                       uint8_t*,
-                                       int32_t,
-                                       uint8_t,
-                                       struct blosc2_dparams*,
-                                       const void*);
-
-typedef struct blosc2_codec {
-  uint8_t compcode;
-  char *compname;
-  uint8_t complib;
-  uint8_t version;
-  blosc2_codec_encoder_cb encoder;
-  blosc2_codec_decoder_cb decoder;
-} blosc2_codec;
-
-typedef int (*blosc2_filter_forward_cb)(const uint8_t*,
-                                        uint8_t*,
-                                        int32_t,
-                                        uint8_t,
-                                        struct blosc2_cparams*,
-                                        uint8_t);
-
-typedef int (*blosc2_filter_backward_cb)(const uint8_t*,
-                                         uint8_t*,
-                                         int32_t,
-                                         uint8_t,
-                                         struct blosc2_dparams*,
-                                         uint8_t);
-
-typedef struct blosc2_filter {
-  uint8_t id;
-  char *name;
-  uint8_t version;
-  blosc2_filter_forward_cb forward;
-  blosc2_filter_backward_cb backward;
-} blosc2_filter;
 
 typedef struct blosc2_instr {
   float cratio;
@@ -674,55 +674,6 @@ BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
 
 BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
 
-BLOSC_EXPORT
-int blosc1_compress(int clevel,
-                    int doshuffle,
-                    size_t typesize,
-                    size_t nbytes,
-                    const void *src,
-                    void *dest,
-                    size_t destsize);
-
-BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize);
-
-BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
-
-BLOSC_EXPORT
-int blosc2_getitem(const void *src,
-                   int32_t srcsize,
-                   int start,
-                   int nitems,
-                   void *dest,
-                   int32_t destsize);
-
-BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
-
-BLOSC_EXPORT
-void blosc1_cbuffer_sizes(const void *cbuffer,
-                          size_t *nbytes,
-                          size_t *cbytes,
-                          size_t *blocksize);
-
-BLOSC_EXPORT
-int blosc2_cbuffer_sizes(const void *cbuffer,
-                         int32_t *nbytes,
-                         int32_t *cbytes,
-                         int32_t *blocksize);
-
-BLOSC_EXPORT int blosc1_cbuffer_validate(const void *cbuffer, size_t cbytes, size_t *nbytes);
-
-BLOSC_EXPORT void blosc1_cbuffer_metainfo(const void *cbuffer, size_t *typesize, int *flags);
-
-BLOSC_EXPORT void blosc2_cbuffer_versions(const void *cbuffer, int *version, int *versionlz);
-
-BLOSC_EXPORT const char *blosc2_cbuffer_complib(const void *cbuffer);
-
-BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
-
-BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
-
-BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
-
 BLOSC_EXPORT struct blosc2_context_s *blosc2_create_cctx(struct blosc2_cparams cparams);
 
 BLOSC_EXPORT struct blosc2_context_s *blosc2_create_dctx(struct blosc2_dparams dparams);
@@ -740,6 +691,38 @@ int blosc2_ctx_get_dparams(struct blosc2_context_s *ctx,
 BLOSC_EXPORT int blosc2_set_maskout(struct blosc2_context_s *ctx, bool *maskout, int nblocks);
 
 BLOSC_EXPORT
+int blosc2_compress_ctx(struct blosc2_context_s *context,
+                        const void *src,
+                        int32_t srcsize,
+                        void *dest,
+                        int32_t destsize);
+
+BLOSC_EXPORT
+int blosc2_decompress_ctx(struct blosc2_context_s *context,
+                          const void *src,
+                          int32_t srcsize,
+                          void *dest,
+                          int32_t destsize);
+
+BLOSC_EXPORT
+int blosc2_getitem_ctx(struct blosc2_context_s *context,
+                       const void *src,
+                       int32_t srcsize,
+                       int start,
+                       int nitems,
+                       void *dest,
+                       int32_t destsize);
+
+BLOSC_EXPORT
+int blosc2_getitem_bytes_ctx(struct blosc2_context_s *context,
+                             const void *src,
+                             int32_t srcsize,
+                             int32_t start,
+                             int32_t nbytes,
+                             void *dest,
+                             int32_t destsize);
+
+BLOSC_EXPORT
 int blosc2_compress(int clevel,
                     int doshuffle,
                     int32_t typesize,
@@ -751,44 +734,45 @@ int blosc2_compress(int clevel,
 BLOSC_EXPORT int blosc2_decompress(const void *src, int32_t srcsize, void *dest, int32_t destsize);
 
 BLOSC_EXPORT
-int blosc2_compress_ctx(struct blosc2_context_s *context,
-                        const void *src,
-                        int32_t srcsize,
-                        void *dest,
-                        int32_t destsize);
+int blosc2_getitem(const void *src,
+                   int32_t srcsize,
+                   int start,
+                   int nitems,
+                   void *dest,
+                   int32_t destsize);
 
 BLOSC_EXPORT
-int blosc2_vlcompress_ctx(struct blosc2_context_s *context,
-                          const void *const *srcs,
-                          const int32_t *srcsizes,
-                          int32_t nblocks,
-                          void *dest,
-                          int32_t destsize);
+int blosc1_compress(int clevel,
+                    int doshuffle,
+                    size_t typesize,
+                    size_t nbytes,
+                    const void *src,
+                    void *dest,
+                    size_t destsize);
+
+BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize);
+
+BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
 
 BLOSC_EXPORT
-int blosc2_decompress_ctx(struct blosc2_context_s *context,
-                          const void *src,
-                          int32_t srcsize,
-                          void *dest,
-                          int32_t destsize);
+int blosc2_cbuffer_sizes(const void *cbuffer,
+                         int32_t *nbytes,
+                         int32_t *cbytes,
+                         int32_t *blocksize);
 
 BLOSC_EXPORT
-int blosc2_vldecompress_ctx(struct blosc2_context_s *context,
-                            const void *src,
-                            int32_t srcsize,
-                            void **dests,
-                            int32_t *destsizes,
-                            int32_t maxblocks);
+void blosc1_cbuffer_sizes(const void *cbuffer,
+                          size_t *nbytes,
+                          size_t *cbytes,
+                          size_t *blocksize);
 
-BLOSC_EXPORT int blosc2_vlchunk_get_nblocks(const void *src, int32_t srcsize, int32_t *nblocks);
+BLOSC_EXPORT int blosc1_cbuffer_validate(const void *cbuffer, size_t cbytes, size_t *nbytes);
 
-BLOSC_EXPORT
-int blosc2_vldecompress_block_ctx(struct blosc2_context_s *context,
-                                  const void *src,
-                                  int32_t srcsize,
-                                  int32_t nblock,
-                                  uint8_t **dest,
-                                  int32_t *destsize);
+BLOSC_EXPORT void blosc1_cbuffer_metainfo(const void *cbuffer, size_t *typesize, int *flags);
+
+BLOSC_EXPORT void blosc2_cbuffer_versions(const void *cbuffer, int *version, int *versionlz);
+
+BLOSC_EXPORT const char *blosc2_cbuffer_complib(const void *cbuffer);
 
 BLOSC_EXPORT
 int blosc2_chunk_zeros(struct blosc2_cparams cparams,
@@ -816,22 +800,42 @@ int blosc2_chunk_uninit(struct blosc2_cparams cparams,
                         int32_t destsize);
 
 BLOSC_EXPORT
-int blosc2_getitem_ctx(struct blosc2_context_s *context,
-                       const void *src,
-                       int32_t srcsize,
-                       int start,
-                       int nitems,
-                       void *dest,
-                       int32_t destsize);
+int blosc2_vlcompress_ctx(struct blosc2_context_s *context,
+                          const void *const *srcs,
+                          const int32_t *srcsizes,
+                          int32_t nblocks,
+                          void *dest,
+                          int32_t destsize);
 
 BLOSC_EXPORT
-int blosc2_getitem_bytes_ctx(struct blosc2_context_s *context,
-                             const void *src,
-                             int32_t srcsize,
-                             int32_t start,
-                             int32_t nbytes,
-                             void *dest,
-                             int32_t destsize);
+int blosc2_vldecompress_ctx(struct blosc2_context_s *context,
+                            const void *src,
+                            int32_t srcsize,
+                            void **dests,
+                            int32_t *destsizes,
+                            int32_t maxblocks);
+
+BLOSC_EXPORT int blosc2_vlchunk_get_nblocks(const void *src, int32_t srcsize, int32_t *nblocks);
+
+BLOSC_EXPORT
+int blosc2_vldecompress_block_ctx(struct blosc2_context_s *context,
+                                  const void *src,
+                                  int32_t srcsize,
+                                  int32_t nblock,
+                                  uint8_t **dest,
+                                  int32_t *destsize);
+
+BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
+
+BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
+
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
+
+BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
+
+BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
 
 BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
 
@@ -1004,10 +1008,6 @@ BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *
 BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
 
 BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
-
-BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
 
 BLOSC_EXPORT
 int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,

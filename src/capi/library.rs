@@ -20,7 +20,7 @@ use crate::codecs::names;
 use crate::{global, urlpath, Error};
 
 /// Runs `f`, turning a panic into `on_panic` so that no unwinding crosses into C.
-fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
+pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
     catch_unwind(f).unwrap_or(on_panic)
 }
 
@@ -28,7 +28,7 @@ fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
 ///
 /// # Safety
 /// `s` is NULL or points to a NUL-terminated string that outlives 'a.
-unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
+pub(crate) unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
     if s.is_null() {
         return None;
     }

@@ -4,8 +4,10 @@
 //! what c-blosc2's documentation of the same function says (the contract C callers already follow).
 #![allow(clippy::missing_safety_doc)]
 
+pub mod chunk;
 pub mod consts;
 pub mod library;
+pub(crate) mod params;
 pub mod shuffle;
 pub mod types;
 

@@ -139,6 +139,7 @@ pub struct blosc2_tuner {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_prefilter_params {
     pub user_data: *mut c_void,
     pub input: *const u8,
@@ -156,6 +157,7 @@ pub struct blosc2_prefilter_params {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_postfilter_params {
     pub user_data: *mut c_void,
     pub input: *const u8,
@@ -172,6 +174,7 @@ pub struct blosc2_postfilter_params {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_cparams {
     pub compcode: u8,
     pub compcode_meta: u8,
@@ -194,6 +197,7 @@ pub struct blosc2_cparams {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_dparams {
     pub nthreads: i16,
     pub schunk: *mut c_void,

@@ -2,7 +2,7 @@
 
 use super::blocksize::{compute_blocksize, split_block};
 use super::header::*;
-use super::params::CParams;
+use super::params::{BlockInfo, CParams};
 use super::pipeline::{self, Loc};
 use super::scratch::{with_scratch, Scratch};
 use crate::codecs::{self, Dict};
@@ -363,7 +363,17 @@ pub fn compress(
                 bs
             };
             let out = &mut dst[hl + off..hl + off + len];
-            if pre.call(&src[off..off + len], out, off as i32, nblock as i32, 0) != 0 {
+            if pre.call(
+                &src[off..off + len],
+                out,
+                BlockInfo {
+                    typesize,
+                    offset: off as i32,
+                    nblock: nblock as i32,
+                    tid: 0,
+                },
+            ) != 0
+            {
                 return Err(Error::FilterPipeline);
             }
         }

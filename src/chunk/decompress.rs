@@ -1,7 +1,7 @@
 //! Chunk decompression and getitem, for every chunk format c-blosc 1.x and c-blosc2 wrote.
 
 use super::header::*;
-use super::params::DParams;
+use super::params::{BlockInfo, DParams};
 use super::pipeline::{self, Backward, Loc};
 use super::scratch::{with_scratch, Scratch};
 use crate::codecs::{self, zstd::PreparedDict, Dict};
@@ -374,7 +374,17 @@ pub fn decompress_with(
             chunk.fill_plain(i * bs, block)?;
             if let Some(post) = &dparams.postfilter {
                 let input = block.to_vec();
-                if post.call(&input, block, (i * bs) as i32, i as i32, 0) != 0 {
+                if post.call(
+                    &input,
+                    block,
+                    BlockInfo {
+                        typesize: h.typesize as i32,
+                        offset: (i * bs) as i32,
+                        nblock: i as i32,
+                        tid: 0,
+                    },
+                ) != 0
+                {
                     return Err(Error::Postfilter);
                 }
             }
