@@ -877,9 +877,6 @@ fn special_chunk(
     if ts <= 0 || (nbytes > 0 && nbytes % ts != 0) {
         return Err(Error::Data);
     }
-    if kind == Special::Nan && ts != 4 && ts != 8 {
-        return Err(Error::Data);
-    }
     if kind == Special::Value && dst.len() < EXTENDED_HEADER_LENGTH + ts as usize {
         return Err(Error::Data);
     }
@@ -891,7 +888,7 @@ fn special_chunk(
     if params.clevel > 9 {
         return Err(Error::CodecParam);
     }
-    len_of(special::make(params, kind, nbytes, value, dst)?)
+    len_of(special::write(params, kind, nbytes, value, dst)?)
 }
 
 #[no_mangle]
@@ -1069,7 +1066,7 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
             // SAFETY: non-NULL and writable, per the API.
             unsafe { *nblocks = n };
         }
-        Ok(n)
+        Ok(0)
     })
 }
 

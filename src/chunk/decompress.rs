@@ -503,7 +503,8 @@ pub fn getitem_bytes_with(
         let first_block = start / bs;
         let last_block = (stop - 1) / bs;
         let mut dref_buf = Vec::new();
-        if chunk.has_delta() && first_block > 0 {
+        // DELTA's reference is block 0, needed by every later block the range touches.
+        if chunk.has_delta() && last_block > 0 {
             dref_buf.resize(chunk.block_len(0), 0);
             chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s)?;
         }

@@ -147,7 +147,9 @@ impl ChunkHeader {
             }
         }
         let special = h.special_raw();
-        if h.extended && special != 0 {
+        // Only a repeated value must tile nbytes: c-blosc2 itself writes zero/NaN/uninit chunks
+        // whose nbytes is not a multiple of the typesize (an all-zero buffer compressed whole).
+        if h.extended && special == Special::Value as u8 {
             if h.nbytes % h.typesize as i32 != 0 {
                 return Err(Error::InvalidHeader);
             }
