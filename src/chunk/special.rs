@@ -38,12 +38,18 @@ pub fn make(
         flags: DOSHUFFLE | DOBITSHUFFLE,
         typesize: typesize as u8,
         nbytes,
-        blocksize: nbytes,
+        // c-blosc2 3.3.5 writes a forced blocksize (at most nbytes), no filters and no codec in
+        // special chunks.
+        blocksize: if params.blocksize > 0 && params.blocksize < nbytes {
+            params.blocksize
+        } else {
+            nbytes
+        },
         cbytes: len as i32,
-        filters: params.filters,
-        udcompcode: params.compcode,
-        compcode_meta: params.compcode_meta,
-        filters_meta: params.filters_meta,
+        filters: [0; MAX_FILTERS],
+        udcompcode: 0,
+        compcode_meta: 0,
+        filters_meta: [0; MAX_FILTERS],
         blosc2_flags2: 0,
         blosc2_flags: (kind as u8) << 4,
         extended: true,
@@ -54,4 +60,49 @@ pub fn make(
         dst[EXTENDED_HEADER_LENGTH..len].copy_from_slice(&v[..typesize as usize]);
     }
     Ok(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    #[test]
+    fn special_chunks_match_reference_bytes() {
+        // blosc2_chunk_zeros/nans/repeatval of c-blosc2 3.3.5 with typesize 8, zstd, delta and
+        // bitshuffle filters, blocksize 4096: none of the filters or codec ends up in the header.
+        let params = CParams {
+            typesize: 8,
+            compcode: 5,
+            compcode_meta: 7,
+            blocksize: 4096,
+            filters: [DELTA, 0, 0, 0, 0, BITSHUFFLE],
+            filters_meta: [3, 0, 0, 0, 0, 0],
+            ..CParams::default()
+        };
+        let mut buf = [0u8; 40];
+        let n = make(&params, Special::Zero, 40000, None, &mut buf).unwrap();
+        assert_eq!(
+            hex(&buf[..n]),
+            "05010508409c0000001000002000000000000000000000000000000000000010"
+        );
+        let v = 1.5f64.to_le_bytes();
+        let n = make(&params, Special::Value, 40000, Some(&v), &mut buf).unwrap();
+        assert_eq!(
+            hex(&buf[..n]),
+            "05010508409c0000001000002800000000000000000000000000000000000030000000000000f83f"
+        );
+        let params = CParams {
+            typesize: 4,
+            ..CParams::default()
+        };
+        let n = make(&params, Special::Uninit, 40000, None, &mut buf).unwrap();
+        assert_eq!(
+            hex(&buf[..n]),
+            "05010504409c0000409c00002000000000000000000000000000000000000040"
+        );
+    }
 }
