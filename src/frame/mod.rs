@@ -369,11 +369,24 @@ impl Frame {
     /// data section (`at` is its offset) or into its sframe chunk file (`at` is its id).
     pub fn commit(
         &mut self,
+        header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+        new_chunk: Option<(i64, &[u8])>,
+        offsets: Vec<i64>,
+    ) -> Result<()> {
+        self.commit_with(header, metas, vlmetas, new_chunk, offsets, None)
+    }
+
+    /// `commit` with the offsets chunk given already encoded (`None`: encode `offsets`).
+    pub fn commit_with(
+        &mut self,
         mut header: FrameHeader,
         metas: &[Meta],
         vlmetas: &[Meta],
         new_chunk: Option<(i64, &[u8])>,
         offsets: Vec<i64>,
+        off_chunk: Option<Vec<u8>>,
     ) -> Result<()> {
         header.sparse = self.is_sparse();
         header.has_vlmeta = !vlmetas.is_empty();
@@ -387,10 +400,10 @@ impl Frame {
             // Chunks sit right after the header: it cannot change size under them.
             return Err(Error::Data);
         }
-        let off_chunk = if offsets.is_empty() {
-            Vec::new()
-        } else {
-            offsets::encode(&offsets)?
+        let off_chunk = match off_chunk {
+            Some(c) => c,
+            None if offsets.is_empty() => Vec::new(),
+            None => offsets::encode(&offsets)?,
         };
         let tbytes = trailer::encode(vlmetas)?;
         let off_pos = if self.is_sparse() {

@@ -67,16 +67,42 @@ fn offsets_cparams() -> CParams {
 
 /// Compresses offsets into an offsets chunk.
 pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
+    encode_with_room(offsets, offsets.len())
+}
+
+/// Compresses offsets into a destination sized for `room` offsets. c-blosc2 sizes it for the
+/// count before a deletion, which decides whether a chunk that does not shrink is stored as
+/// it came out of the codec or memcpyed; the bytes differ, so we size it the same way.
+pub fn encode_with_room(offsets: &[i64], room: usize) -> Result<Vec<u8>> {
     let nbytes = offsets_nbytes(offsets.len() as i64)?;
+    let room_nbytes = offsets_nbytes(room.max(offsets.len()) as i64)?;
     let mut src = Vec::with_capacity(nbytes);
     for o in offsets {
         src.extend_from_slice(&o.to_le_bytes());
     }
-    let mut dst = vec![0u8; nbytes + crate::chunk::header::MAX_OVERHEAD];
+    let mut dst = vec![0u8; room_nbytes + crate::chunk::header::MAX_OVERHEAD];
     let n = Compressor::new(offsets_cparams())?.compress(&src, &mut dst)?;
     if n == 0 {
         return Err(Error::Data);
     }
+    dst.truncate(n);
+    Ok(dst)
+}
+
+/// The offsets chunk of `nchunks` chunks that are all special chunks of `kind` (a run-length
+/// chunk of one repeated offset, as c-blosc2's fill_special writes it).
+pub fn encode_all_special(nchunks: i64, kind: Special) -> Result<Vec<u8>> {
+    let nbytes = offsets_nbytes(nchunks)?;
+    let params = offsets_cparams();
+    let mut dst = vec![0u8; crate::chunk::header::EXTENDED_HEADER_LENGTH + 8];
+    let value = special_offset(kind).to_le_bytes();
+    let n = crate::chunk::special::make(
+        &params,
+        Special::Value,
+        nbytes as i32,
+        Some(&value),
+        &mut dst,
+    )?;
     dst.truncate(n);
     Ok(dst)
 }

@@ -590,7 +590,16 @@ impl Schunk {
                 if frame.is_sparse() && old_offset >= 0 {
                     h.cbytes = self.cbytes - old_h.cbytes as i64;
                 }
-                frame.commit(h.clone(), &self.metas, &self.vlmetas, None, offsets)?;
+                let room = offsets.len() + 1;
+                let off_chunk = crate::frame::offsets::encode_with_room(&offsets, room)?;
+                frame.commit_with(
+                    h.clone(),
+                    &self.metas,
+                    &self.vlmetas,
+                    None,
+                    offsets,
+                    Some(off_chunk),
+                )?;
                 frame.remove_unused_chunk_files(&[old_offset])?;
                 self.nbytes = h.nbytes;
                 self.cbytes = h.cbytes;
@@ -690,7 +699,15 @@ impl Schunk {
                     self.flags2,
                     !self.vlmetas.is_empty(),
                 );
-                frame.commit(h, &self.metas, &self.vlmetas, None, offsets)?;
+                let off_chunk = crate::frame::offsets::encode_all_special(nchunks, kind)?;
+                frame.commit_with(
+                    h,
+                    &self.metas,
+                    &self.vlmetas,
+                    None,
+                    offsets,
+                    Some(off_chunk),
+                )?;
             }
         }
         Ok(self.nchunks())
