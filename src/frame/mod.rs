@@ -206,12 +206,12 @@ impl Frame {
         let mut nchunks = h.nchunks_from_sizes()?;
         let mut offsets = Vec::new();
         if nchunks != Some(0) {
-            if off_pos < 0 || off_pos + EXTENDED_HEADER_LENGTH as i64 > trailer_at {
+            if off_pos < 0 || off_pos.saturating_add(EXTENDED_HEADER_LENGTH as i64) > trailer_at {
                 return Err(Error::InvalidHeader);
             }
             let off_head = read_vec(store, base + off_pos as u64, EXTENDED_HEADER_LENGTH)?;
             let oh = ChunkHeader::parse(&off_head)?;
-            if off_pos + oh.cbytes as i64 > trailer_at {
+            if off_pos.saturating_add(oh.cbytes as i64) > trailer_at {
                 return Err(Error::InvalidHeader);
             }
             let n = match nchunks {
@@ -229,7 +229,7 @@ impl Frame {
             offsets = offsets::decode(&off_chunk, n)?;
             if !sparse {
                 for &o in &offsets {
-                    if o >= 0 && o > h.cbytes - EXTENDED_HEADER_LENGTH as i64 {
+                    if o >= 0 && o > h.cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
                         return Err(Error::InvalidHeader);
                     }
                 }
@@ -315,7 +315,7 @@ impl Frame {
                 offset: base,
             } => {
                 let cbytes = self.header.cbytes;
-                if offset > cbytes - EXTENDED_HEADER_LENGTH as i64 {
+                if offset > cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
                     return Err(Error::InvalidHeader);
                 }
                 let pos = base + self.header.header_len as u64 + offset as u64;
