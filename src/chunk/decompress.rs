@@ -139,9 +139,13 @@ impl<'a> Chunk<'a> {
         }
     }
 
+    /// Start of block `nblock`; 0 (which every caller rejects) when the chunk has no entry for
+    /// it, e.g. a memcpyed chunk whose flags also claim VL blocks.
     pub(crate) fn bstart(&self, nblock: usize) -> i32 {
-        let b = &self.bstarts[4 * nblock..4 * nblock + 4];
-        i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        match self.bstarts.get(4 * nblock..4 * nblock + 4) {
+            Some(b) => i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            None => 0,
+        }
     }
 
     pub(crate) fn dict(&self) -> Dict<'_> {

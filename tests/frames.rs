@@ -1,0 +1,166 @@
+//! Frames written by c-blosc / c-blosc2 open and decompress to what the reference gives.
+//!
+//! `tests/data/frames/expected.txt` was written by `tests/frames_ref/gen.c dump` run against
+//! the reference c-blosc2 3.3.5: per frame its sizes, metalayers, vlmetalayers, and per chunk
+//! the decompressed size, compressed size and FNV-1a 64 hashes of the decompressed bytes and of
+//! the compressed chunk as `blosc2_schunk_get_chunk` returns it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use blosc2::schunk::Schunk;
+
+fn fnv1a(b: &[u8]) -> u64 {
+    let mut h: u64 = 1469598103934665603;
+    for &x in b {
+        h ^= x as u64;
+        h = h.wrapping_mul(1099511628211);
+    }
+    h
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/frames")
+}
+
+fn path_of(name: &str) -> PathBuf {
+    let top = data_dir().join(name);
+    if top.exists() {
+        top
+    } else {
+        data_dir().join("ref").join(name)
+    }
+}
+
+/// expected.txt grouped by frame name, in file order.
+fn expected() -> BTreeMap<String, Vec<String>> {
+    let text = std::fs::read_to_string(data_dir().join("expected.txt")).unwrap();
+    let mut map: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in text.lines() {
+        let (name, rest) = line.split_once(' ').unwrap();
+        map.entry(name.to_string())
+            .or_default()
+            .push(rest.to_string());
+    }
+    map
+}
+
+/// The lines the reference printed, computed with our library.
+fn describe(sc: &Schunk) -> Vec<String> {
+    let mut out = vec![format!(
+        "schunk nchunks={} nbytes={} cbytes={} chunksize={} typesize={} blocksize={} compcode={} clevel={}",
+        sc.nchunks(),
+        sc.nbytes(),
+        sc.cbytes(),
+        sc.chunksize(),
+        sc.typesize(),
+        sc.blocksize(),
+        sc.cparams().compcode,
+        sc.cparams().clevel
+    )];
+    for m in sc.metalayers() {
+        out.push(format!("meta {} {}", m.name, hex(&m.content)));
+    }
+    for name in sc.vlmeta_names() {
+        let content = sc.vlmeta_get(name).unwrap();
+        out.push(
+            format!("vlmeta {} {}", name, hex(&content))
+                .trim_end()
+                .to_string(),
+        );
+    }
+    for n in 0..sc.nchunks() {
+        let chunk = sc.get_chunk(n).unwrap();
+        let data = sc.decompress_chunk_vec(n).unwrap();
+        out.push(format!(
+            "chunk {} {} {} {:016x} {:016x}",
+            n,
+            data.len(),
+            chunk.len(),
+            fnv1a(&data),
+            fnv1a(&chunk)
+        ));
+    }
+    out
+}
+
+/// Expected lines, with the data hash of uninitialised chunks blanked out: what the reference
+/// decompresses them to is whatever its buffer held.
+fn trimmed(lines: &[String]) -> Vec<String> {
+    lines.iter().map(|l| l.trim_end().to_string()).collect()
+}
+
+fn blank_uninit(sc: &Schunk, lines: Vec<String>) -> Vec<String> {
+    lines
+        .into_iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            if f[0] == "chunk" {
+                let chunk = sc.get_chunk(f[1].parse().unwrap()).unwrap();
+                if (chunk[31] >> 4) & 7 == 4 {
+                    return format!("chunk {} {} {} uninit {}", f[1], f[2], f[3], f[5]);
+                }
+            }
+            l
+        })
+        .collect()
+}
+
+#[test]
+fn reference_frames_open_and_decompress_as_the_reference() {
+    let exp = expected();
+    assert!(exp.len() >= 16, "expected.txt lists {} frames", exp.len());
+    for (name, lines) in &exp {
+        let path = path_of(name);
+        let sc = Schunk::open(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            blank_uninit(&sc, describe(&sc)),
+            blank_uninit(&sc, trimmed(lines)),
+            "{name} (open)"
+        );
+        if path.is_file() {
+            let bytes = std::fs::read(&path).unwrap();
+            // In memory, shared without a copy.
+            let shared: Arc<Vec<u8>> = Arc::new(bytes.clone());
+            let view = Schunk::from_buffer(shared, false).unwrap();
+            assert_eq!(
+                blank_uninit(&view, describe(&view)),
+                blank_uninit(&view, trimmed(lines)),
+                "{name} (no-copy buffer)"
+            );
+            // The no-copy view hands back the very same bytes.
+            assert_eq!(&*view.to_buffer().unwrap(), &bytes[..], "{name} to_buffer");
+            // Copied into a list of chunks: cbytes counts every chunk then.
+            let copied = Schunk::from_buffer(Arc::new(bytes), true).unwrap();
+            assert_eq!(copied.nchunks(), sc.nchunks());
+            for n in 0..sc.nchunks() {
+                assert_eq!(
+                    copied.decompress_chunk_vec(n).unwrap(),
+                    sc.decompress_chunk_vec(n).unwrap()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn chunks_read_from_several_threads() {
+    let sc = Schunk::open(&path_of("frame_simple-zstd.b2frame")).unwrap();
+    let sequential: Vec<Vec<u8>> = (0..sc.nchunks())
+        .map(|n| sc.decompress_chunk_vec(n).unwrap())
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for n in (0..sc.nchunks()).rev() {
+                    assert_eq!(sc.decompress_chunk_vec(n).unwrap(), sequential[n as usize]);
+                }
+            });
+        }
+    });
+}
