@@ -2,7 +2,7 @@
 //! c-blosc2), and an in-memory implementation.
 
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
-use crate::chunk::{special, CParams, Compressor, DParams, Decompressor};
+use crate::chunk::{special, CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::{Error, Result};
 use std::borrow::Cow;
 
@@ -63,6 +63,15 @@ pub trait ChunkStore: Sized {
     }
 }
 
+/// `maskout` if it fits the chunk's blocks, else `None` (decompress everything): special-value
+/// chunks have a single block whatever the array's block shape, and a mask is only an
+/// optimisation.
+pub fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&'m [bool]> {
+    let m = maskout?;
+    let h = ChunkHeader::parse(chunk).ok()?;
+    (h.nblocks_leftover().0 == m.len()).then_some(m)
+}
+
 /// Chunks and metalayers kept in memory.
 pub struct MemStore {
     compressor: Compressor,
@@ -112,7 +121,9 @@ impl ChunkStore for MemStore {
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
         let i = self.index(nchunk, self.chunks.len())?;
-        self.decompressor.decompress(&self.chunks[i], dst, maskout)
+        let chunk = &self.chunks[i];
+        self.decompressor
+            .decompress(chunk, dst, usable_maskout(chunk, maskout))
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         let mut dst = vec![0u8; data.len() + MAX_OVERHEAD];
