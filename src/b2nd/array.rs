@@ -257,6 +257,43 @@ impl<S: ChunkStore> Array<S> {
         Ok(())
     }
 
+    /// The chunk that `[start, stop)` is exactly, when that chunk's bytes are its items in C
+    /// order (no padding; blocks of whole rows: leading block extents 1, then one dividing
+    /// extent, then whole extents) and the buffer is exactly the slice: the chunk can then be
+    /// (de)compressed straight from (into) the buffer.
+    fn whole_chunk_in_c_order(
+        &self,
+        start: &[i64],
+        stop: &[i64],
+        buffershape: &[i64],
+    ) -> Option<i64> {
+        let g = &self.geom;
+        let mut k = 0;
+        for d in 0..g.ndim() {
+            let (c, b) = (g.chunkshape[d], g.blockshape[d]);
+            if c == 0
+                || start[d] % c != 0
+                || stop[d] - start[d] != c
+                || buffershape[d] != c
+                || c % b != 0
+            {
+                return None;
+            }
+            if d > k && c != b {
+                return None;
+            }
+            if d == k && b == 1 {
+                k += 1;
+            }
+        }
+        if g.ndim() == 0 {
+            return None;
+        }
+        let grid = g.chunks_per_dim();
+        let coords: Vec<i64> = (0..g.ndim()).map(|d| start[d] / g.chunkshape[d]).collect();
+        Some(ravel(&coords, &grid))
+    }
+
     /// A decompressed chunk (zeroed first, so uninitialised chunks read as zeros).
     fn read_chunk(&self, nchunk: i64, maskout: Option<&[bool]>, data: &mut Vec<u8>) -> Result<()> {
         data.clear();
@@ -281,6 +318,12 @@ impl<S: ChunkStore> Array<S> {
             let mut data = Vec::new();
             self.read_chunk(0, None, &mut data)?;
             buffer[..ts].copy_from_slice(&data[..ts]);
+            return Ok(());
+        }
+        if let Some(nchunk) = self.whole_chunk_in_c_order(start, stop, buffershape) {
+            let n = self.geom.chunk_nbytes();
+            self.store
+                .decompress_chunk(nchunk, &mut buffer[..n], None)?;
             return Ok(());
         }
         let bshape = self.geom.blockshape.clone();
@@ -332,6 +375,13 @@ impl<S: ChunkStore> Array<S> {
         if self.ndim() == 0 {
             let chunk = self.store.compress_chunk(&buffer[..ts])?;
             self.store.update_chunk(0, chunk)?;
+            return Ok(());
+        }
+        if let Some(nchunk) = self.whole_chunk_in_c_order(start, stop, buffershape) {
+            let chunk = self
+                .store
+                .compress_chunk(&buffer[..self.geom.chunk_nbytes()])?;
+            self.store.update_chunk(nchunk, chunk)?;
             return Ok(());
         }
         let geom = self.geom.clone();
