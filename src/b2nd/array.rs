@@ -294,10 +294,14 @@ impl<S: ChunkStore> Array<S> {
         Some(ravel(&coords, &grid))
     }
 
-    /// A decompressed chunk (zeroed first, so uninitialised chunks read as zeros).
+    /// Decompresses chunk `nchunk` into `data` (resized to a chunk). Blocks `maskout` skips
+    /// keep whatever `data` held: callers only read the blocks they asked for.
     fn read_chunk(&self, nchunk: i64, maskout: Option<&[bool]>, data: &mut Vec<u8>) -> Result<()> {
-        data.clear();
-        data.resize(self.geom.chunk_nbytes(), 0);
+        let n = self.geom.chunk_nbytes();
+        if data.len() != n {
+            // A fresh zeroed allocation comes from the allocator without a memset pass.
+            *data = vec![0u8; n];
+        }
         self.store.decompress_chunk(nchunk, data, maskout)?;
         Ok(())
     }

@@ -24,6 +24,8 @@ pub trait ChunkStore: Sized {
     /// The compressed bytes of chunk `nchunk`.
     fn chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>>;
     /// Decompresses chunk `nchunk` into `dst`, skipping the blocks `maskout` marks `true`.
+    /// Every block not skipped is written: an uninitialised special-value chunk reads as zeros
+    /// (the decompressor leaves such bytes untouched, and `dst` may hold another chunk).
     fn decompress_chunk(
         &self,
         nchunk: i64,
@@ -70,6 +72,23 @@ pub fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&
     let m = maskout?;
     let h = ChunkHeader::parse(chunk).ok()?;
     (h.nblocks_leftover().0 == m.len()).then_some(m)
+}
+
+/// Decompresses `chunk` as `ChunkStore::decompress_chunk` requires: the mask only when it fits,
+/// and zeros for an uninitialised chunk.
+pub fn decompress_defined(
+    decompressor: &Decompressor,
+    chunk: &[u8],
+    dst: &mut [u8],
+    maskout: Option<&[bool]>,
+) -> Result<usize> {
+    let h = ChunkHeader::parse(chunk)?;
+    if h.special_raw() == Special::Uninit as u8 {
+        let n = usize::try_from(h.nbytes).map_err(|_| Error::InvalidHeader)?;
+        dst.get_mut(..n).ok_or(Error::WriteBuffer)?.fill(0);
+        return Ok(n);
+    }
+    decompressor.decompress(chunk, dst, usable_maskout(chunk, maskout))
 }
 
 /// Chunks and metalayers kept in memory.
@@ -122,8 +141,7 @@ impl ChunkStore for MemStore {
     ) -> Result<usize> {
         let i = self.index(nchunk, self.chunks.len())?;
         let chunk = &self.chunks[i];
-        self.decompressor
-            .decompress(chunk, dst, usable_maskout(chunk, maskout))
+        decompress_defined(&self.decompressor, chunk, dst, maskout)
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         let mut dst = vec![0u8; data.len() + MAX_OVERHEAD];
