@@ -139,13 +139,24 @@ impl<'a> Chunk<'a> {
         }
     }
 
-    /// Start of block `nblock`; 0 (which every caller rejects) when the chunk has no entry for
-    /// it, e.g. a memcpyed chunk whose flags also claim VL blocks.
+    /// Where block `nblock`'s streams start; 0 (never a valid start, callers reject it) when
+    /// the chunk has no such entry, e.g. a VL-block flag on a special or empty chunk.
     pub(crate) fn bstart(&self, nblock: usize) -> i32 {
         match self.bstarts.get(4 * nblock..4 * nblock + 4) {
             Some(b) => i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
             None => 0,
         }
+    }
+
+    /// Errors with `Data` unless block `nblock` has a start inside the chunk (for a lazy chunk,
+    /// a positive one: its bytes are read from the frame).
+    fn check_block_start(&self, nblock: usize) -> Result<()> {
+        let start = self.bstart(nblock);
+        let inside = self.lazy.is_some() || (start as usize) < self.src.len();
+        if start <= 0 || !inside {
+            return Err(Error::Data);
+        }
+        Ok(())
     }
 
     pub(crate) fn dict(&self) -> Dict<'_> {
@@ -216,6 +227,9 @@ impl<'a> Chunk<'a> {
         let h = &self.header;
         let bsize = dest.len();
         let offset = nblock * h.blocksize as usize;
+        // A corrupt header can claim blocks of up to 512 MiB: check the block's start before
+        // sizing the scratch buffers for it.
+        self.check_block_start(nblock)?;
         s.ensure(h.blocksize as usize);
         let src_offset = self.bstart(nblock);
         let lazy_bytes;
@@ -506,9 +520,16 @@ pub fn getitem_bytes_with(
     with_scratch(|s| -> Result<usize> {
         let first_block = start / bs;
         let last_block = (stop - 1) / bs;
+        // DELTA's reference for blocks > 0 is block 0 decoded, also when the range starts in
+        // block 0 itself.
+        if !(h.special_raw() != 0 || h.memcpyed()) {
+            for nblock in first_block..=last_block {
+                chunk.check_block_start(nblock)?;
+            }
+        }
         let mut dref_buf = Vec::new();
-        // DELTA's reference is block 0, needed by every later block the range touches.
         if chunk.has_delta() && last_block > 0 {
+            chunk.check_block_start(0)?;
             dref_buf.resize(chunk.block_len(0), 0);
             chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s)?;
         }
@@ -524,7 +545,9 @@ pub fn getitem_bytes_with(
             } else {
                 None
             };
-            if from == 0 && to == blen {
+            if nblock == 0 && !dref_buf.is_empty() {
+                dst[written..written + to - from].copy_from_slice(&dref_buf[from..to]);
+            } else if from == 0 && to == blen {
                 let out = &mut dst[written..written + blen];
                 if h.special_raw() != 0 || h.memcpyed() {
                     chunk.fill_plain(bstart, out)?;

@@ -146,12 +146,14 @@ fn locate(chunk: &Chunk<'_>, nblock: usize) -> Result<(usize, usize, usize)> {
     } else {
         h.cbytes
     };
-    if start <= 0 || end < start + 4 || end as usize > chunk.src.len() {
+    if start <= 0 || (end as i64) < start as i64 + 4 || end as usize > chunk.src.len() {
         return Err(Error::Data);
     }
     let (start, end) = (start as usize, end as usize);
     let usize_ = i32::from_le_bytes(chunk.src[start..start + 4].try_into().unwrap());
-    if usize_ <= 0 {
+    // The blocks add up to the chunk's nbytes: a larger one is corrupt (and would make us
+    // allocate and fill up to 2 GiB).
+    if usize_ <= 0 || usize_ > h.nbytes {
         return Err(Error::Data);
     }
     Ok((start + 4, end - start - 4, usize_ as usize))
@@ -213,9 +215,14 @@ pub fn decompress_block(dparams: &DParams, src: &[u8], nblock: i32) -> Result<Ve
 /// Decompresses every block of a VL-block chunk into separate buffers.
 pub fn decompress_blocks(dparams: &DParams, src: &[u8]) -> Result<Vec<Vec<u8>>> {
     let chunk = open(src)?;
+    let mut total = 0;
     (0..chunk.header.blocksize as usize)
         .map(|i| {
             let (_, _, size) = locate(&chunk, i)?;
+            total += size;
+            if total > chunk.header.nbytes as usize {
+                return Err(Error::Data);
+            }
             let mut out = vec![0u8; size];
             decode_into(dparams, &chunk, i, &mut out)?;
             Ok(out)

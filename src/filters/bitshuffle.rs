@@ -8,7 +8,10 @@
 //!
 //! Chunks of format version 2 (c-blosc 1.x) were written by a bitshuffle that only ran when
 //! `n % 8 == 0` and otherwise copied the whole block; [`bitunshuffle`] takes the chunk's version
-//! byte to undo either.
+//! byte to undo either. In both cases the bytes after the transposed items are copied from the
+//! stream: c-blosc2 3.3.5 leaves them unwritten for version 2 (whatever the caller's buffer
+//! held), but c-blosc >= 1.18 stored the source bytes there, so copying them is the only way to
+//! give back the data (see tests/compat.rs for the c-blosc 1.17.1 writer, which did not).
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
