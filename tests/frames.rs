@@ -11,18 +11,8 @@ use std::sync::Arc;
 
 use blosc2::schunk::Schunk;
 
-fn fnv1a(b: &[u8]) -> u64 {
-    let mut h: u64 = 1469598103934665603;
-    for &x in b {
-        h ^= x as u64;
-        h = h.wrapping_mul(1099511628211);
-    }
-    h
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
+mod common;
+use common::describe;
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/frames")
@@ -48,45 +38,6 @@ fn expected() -> BTreeMap<String, Vec<String>> {
             .push(rest.to_string());
     }
     map
-}
-
-/// The lines the reference printed, computed with our library.
-fn describe(sc: &Schunk) -> Vec<String> {
-    let mut out = vec![format!(
-        "schunk nchunks={} nbytes={} cbytes={} chunksize={} typesize={} blocksize={} compcode={} clevel={}",
-        sc.nchunks(),
-        sc.nbytes(),
-        sc.cbytes(),
-        sc.chunksize(),
-        sc.typesize(),
-        sc.blocksize(),
-        sc.cparams().compcode,
-        sc.cparams().clevel
-    )];
-    for m in sc.metalayers() {
-        out.push(format!("meta {} {}", m.name, hex(&m.content)));
-    }
-    for name in sc.vlmeta_names() {
-        let content = sc.vlmeta_get(name).unwrap();
-        out.push(
-            format!("vlmeta {} {}", name, hex(&content))
-                .trim_end()
-                .to_string(),
-        );
-    }
-    for n in 0..sc.nchunks() {
-        let chunk = sc.get_chunk(n).unwrap();
-        let data = sc.decompress_chunk_vec(n).unwrap();
-        out.push(format!(
-            "chunk {} {} {} {:016x} {:016x}",
-            n,
-            data.len(),
-            chunk.len(),
-            fnv1a(&data),
-            fnv1a(&chunk)
-        ));
-    }
-    out
 }
 
 /// Expected lines, with the data hash of uninitialised chunks blanked out: what the reference
