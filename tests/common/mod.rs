@@ -51,6 +51,13 @@ pub fn describe(sc: &Schunk) -> Vec<String> {
             fnv1a(&data),
             fnv1a(&chunk)
         ));
+        let lazy = sc.get_lazychunk(n).unwrap();
+        out.push(format!("lazy {} {} {:016x}", n, lazy.len(), fnv1a(&lazy)));
+        let mut again = vec![0u8; data.len()];
+        assert_eq!(sc.decompress_lazy(&lazy, &mut again, None), Ok(data.len()));
+        if (chunk[31] >> 4) & 7 != 4 {
+            assert_eq!(again, data, "lazy chunk {n} decompresses differently");
+        }
     }
     out
 }

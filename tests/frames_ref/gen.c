@@ -52,6 +52,11 @@ static int dump_schunk(const char *name, blosc2_schunk *sc) {
     printf("%s chunk %lld %d %d %016llx %016llx\n", name, (long long)n, d, cb,
            (unsigned long long)(d >= 0 ? fnv1a(buf, d) : 0), (unsigned long long)chash);
     free(buf);
+    uint8_t *lazy;
+    int lb = blosc2_schunk_get_lazychunk(sc, n, &lazy, &needs_free);
+    if (lb < 0) { printf("%s lazy %lld error %d\n", name, (long long)n, lb); continue; }
+    printf("%s lazy %lld %d %016llx\n", name, (long long)n, lb, (unsigned long long)fnv1a(lazy, lb));
+    if (needs_free) free(lazy);
   }
   return 0;
 }
