@@ -207,6 +207,34 @@ report_interop_identity() {
   echo "chunk_interop: $same of $total chunks byte-identical between the two libraries"
 }
 
+# schunk_interop: each library reads the frames (cframe file, buffer, sframe directory, frame
+# appended at an offset, special chunks) the other wrote; same two-process scheme as
+# chunk_interop.
+build_schunk_interop() {
+  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
+  $CC $CFLAGS -o "$BUILD/bin/schunk_interop" "$HERE/schunk_interop.c" -I"$REF/include" \
+    -L"$REF/lib" -l:libblosc2.so.9
+}
+
+# schunk_interop_run WRITER_LIBDIR READER_LIBDIR NAME
+schunk_interop_run() {
+  local writer=$1 reader=$2 dir=$BUILD/schunk-interop-$3
+  [ -x "$BUILD/bin/schunk_interop" ] || { echo "not built"; return 1; }
+  loads_from "$BUILD/bin/schunk_interop" "$writer" &&
+    loads_from "$BUILD/bin/schunk_interop" "$reader" || return 1
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  LD_LIBRARY_PATH=$writer timeout 600 "$BUILD/bin/schunk_interop" write "$dir" | tail -n 1 &&
+    LD_LIBRARY_PATH=$reader timeout 600 "$BUILD/bin/schunk_interop" read "$dir" | tail -n 5
+  [ "${PIPESTATUS[0]}" = 0 ]
+}
+
+# The two libraries write the same frame bytes for the same operations.
+schunk_interop_identical() {
+  local a=$BUILD/schunk-interop-ours-to-ref b=$BUILD/schunk-interop-ref-to-ours
+  [ -d "$a" ] && [ -d "$b" ] || { echo "missing interop outputs"; return 1; }
+  diff -r "$a" "$b" && echo "frames byte-identical"
+}
+
 build_pkgconfig_cxx() {
   # shellcheck disable=SC2046
   $CXX -std=c++17 -Wall -Wextra -o "$BUILD/bin/consumer.pc-cxx" "$HERE/consumer.cpp" \
@@ -258,6 +286,10 @@ run_test chunk-interop-build build_interop
 run_test chunk-interop-ours-to-ref interop "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref --ref
 run_test chunk-interop-ref-to-ours interop "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
 report_interop_identity
+run_test schunk-interop-build build_schunk_interop
+run_test schunk-interop-ours-to-ref schunk_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
+run_test schunk-interop-ref-to-ours schunk_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
+run_test schunk-interop-identical-bytes schunk_interop_identical
 
 run_test cmake-consumer-build cmake_build
 for p in "${PROGRAMS[@]}"; do
