@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use libc::{c_char, c_int, c_void};
 
-use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
+use crate::capi::io::{destroy_io, io_from_c, FILESYSTEM_NAME};
 use crate::capi::library::{c_str, guard};
 use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
 use crate::capi::types::*;
@@ -610,6 +610,10 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
             let placeholder = Schunk::new(Storage::default())?;
             std::mem::forget(std::mem::replace(&mut h.schunk, placeholder));
         }
+        let io = h.io;
+        drop(h);
+        // SAFETY: the super-chunk and its stores are gone; io is the one it was used with.
+        unsafe { destroy_io(&io) };
         Ok(0)
     })
 }
