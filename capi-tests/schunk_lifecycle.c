@@ -575,6 +575,41 @@ static void mmap_io(void) {
   blosc2_remove_urlpath(urlpath);
 }
 
+static void refresh_and_lock(void) {
+  printf("== refresh and lock\n");
+  const char *urlpath = "lifecycle_refresh.b2frame";
+  blosc2_remove_urlpath(urlpath);
+  blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
+  cparams.typesize = TS;
+  blosc2_storage storage = {.contiguous = true, .urlpath = (char *)urlpath, .cparams = &cparams};
+  blosc2_schunk *writer = blosc2_schunk_new(&storage);
+  int32_t buf[CHUNKITEMS];
+  fill(buf, CHUNKITEMS, 1);
+  blosc2_schunk_append_buffer(writer, buf, sizeof(buf));
+  blosc2_schunk *reader = blosc2_schunk_open(urlpath);
+  printf("reader nchunks=%lld\n", (long long)reader->nchunks);
+  printf("refresh unchanged -> %d\n", blosc2_schunk_refresh(reader));
+  fill(buf, CHUNKITEMS, 2);
+  blosc2_schunk_append_buffer(writer, buf, sizeof(buf));
+  int refreshed = blosc2_schunk_refresh(reader);
+  printf("refresh after append -> %d nchunks=%lld nbytes=%lld\n", refreshed,
+         (long long)reader->nchunks, (long long)reader->nbytes);
+  printf("refresh again -> %d\n", blosc2_schunk_refresh(reader));
+  int seeds[2] = {1, 2};
+  check_data("refreshed", reader, seeds);
+  int locked = blosc2_schunk_lock(writer);
+  printf("lock -> %d, unlock -> %d\n", locked, blosc2_schunk_unlock(writer));
+  blosc2_schunk_free(reader);
+  blosc2_schunk_free(writer);
+  blosc2_storage mem = {.contiguous = false, .cparams = &cparams};
+  blosc2_schunk *m = blosc2_schunk_new(&mem);
+  printf("refresh in memory -> %d\n", blosc2_schunk_refresh(m));
+  locked = blosc2_schunk_lock(m);
+  printf("lock in memory -> %d, unlock -> %d\n", locked, blosc2_schunk_unlock(m));
+  blosc2_schunk_free(m);
+  blosc2_remove_urlpath(urlpath);
+}
+
 static void errors(void) {
   printf("== errors\n");
   blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
@@ -716,6 +751,7 @@ int main(void) {
   specials();
   slices_and_vlblocks();
   mmap_io();
+  refresh_and_lock();
   errors();
   user_io();
   blosc2_destroy();

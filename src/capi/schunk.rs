@@ -42,6 +42,8 @@ pub(crate) struct SchunkHandle {
     urlpath: Option<CString>,
     /// `blosc2_schunk_avoid_cframe_free`: the caller took the in-memory frame buffer.
     avoid_cframe_free: bool,
+    /// Where the frame starts in its file (`blosc2_schunk_open_offset`), for refreshes.
+    offset: i64,
     /// The block size of the last chunk the super-chunk compressed (c-blosc2's
     /// `cctx->blocksize`, which copies and frames written from this super-chunk inherit when
     /// their parameters leave the block size automatic).
@@ -169,6 +171,7 @@ impl SchunkHandle {
             io,
             urlpath: None,
             avoid_cframe_free: false,
+            offset: 0,
             cctx_blocksize: 0,
             frame_token: 0,
         });
@@ -1225,7 +1228,12 @@ unsafe fn open_c(
         let io = unsafe { udio.as_ref() }.copied().unwrap_or_else(default_io);
         // SAFETY: io is a valid copy.
         let backend: Arc<dyn Io> = unsafe { io_from_c(&io) }?;
-        SchunkHandle::create(io, |_| open_with(&path, offset, backend))
+        let p = SchunkHandle::create(io, |_| open_with(&path, offset, backend))?;
+        // SAFETY: just created.
+        if let Some(h) = unsafe { handle_mut(p) } {
+            h.offset = offset;
+        }
+        Ok(p)
     })
 }
 
@@ -1296,7 +1304,7 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
         let Some(path) = st.urlpath.clone() else {
             return Ok(0);
         };
-        let fresh = open_with(&path, 0, st.io.clone())?;
+        let fresh = open_with(&path, h.offset, st.io.clone())?;
         let old = &h.schunk;
         let same = (fresh.nchunks(), fresh.nbytes(), fresh.cbytes())
             == (old.nchunks(), old.nbytes(), old.cbytes())
