@@ -147,7 +147,8 @@ static void lifecycle(const char *name, bool contiguous, const char *urlpath) {
   free(chunk2);
   seeds[6] = 3;
   cb = blosc2_schunk_get_lazychunk(sc, 1, &chunk, &needs_free);
-  printf("get_lazychunk 1 -> %s\n", cb > 0 ? "ok" : "error");
+  printf("get_lazychunk 1 -> %d needs_free=%d hash=%016llx\n", cb, needs_free,
+         cb > 0 ? (unsigned long long)fnv(chunk, cb) : 0ull);
   if (needs_free) free(chunk);
 
   /* append_chunk without copy: the super-chunk takes the malloc'd chunk */
