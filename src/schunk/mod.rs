@@ -426,12 +426,12 @@ impl Schunk {
 
     /// Appends a copy of `chunk`; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
-        self.insert_at(self.nchunks(), Cow::Borrowed(chunk), Error::ChunkAppend)
+        self.insert_at(self.nchunks(), Cow::Borrowed(chunk))
     }
 
     /// Appends `chunk`, taking ownership (no copy for in-memory lists).
     pub fn append_chunk_owned(&mut self, chunk: Vec<u8>) -> Result<i64> {
-        self.insert_at(self.nchunks(), Cow::Owned(chunk), Error::ChunkAppend)
+        self.insert_at(self.nchunks(), Cow::Owned(chunk))
     }
 
     /// Inserts `chunk` at position `nchunk`; returns the new number of chunks.
@@ -439,7 +439,7 @@ impl Schunk {
         if nchunk < 0 || nchunk > self.nchunks() {
             return Err(Error::InvalidParam);
         }
-        self.insert_at(nchunk, Cow::Borrowed(chunk), Error::ChunkInsert)
+        self.insert_at(nchunk, Cow::Borrowed(chunk))
     }
 
     /// Checks a chunk to add and returns (nbytes, cbytes) of it.
@@ -451,7 +451,7 @@ impl Schunk {
         Ok((h.nbytes, h.cbytes))
     }
 
-    fn insert_at(&mut self, at: i64, chunk: Cow<'_, [u8]>, size_err: Error) -> Result<i64> {
+    fn insert_at(&mut self, at: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
         let (nbytes, cbytes) = Schunk::chunk_sizes(&chunk)?;
         let chunk = match chunk {
             Cow::Owned(mut v) => {
@@ -460,21 +460,8 @@ impl Schunk {
             }
             Cow::Borrowed(b) => Cow::Borrowed(&b[..cbytes as usize]),
         };
-        let mut chunksize = self.chunksize;
-        if chunksize == -1 {
-            chunksize = nbytes;
-        }
-        if nbytes > chunksize && chunksize != 0 {
-            return Err(size_err);
-        }
         let nchunks = self.nchunks();
-        // Two consecutive chunks smaller than the chunk size are refused.
-        if nchunks > 0 && nbytes < chunksize {
-            let last = ChunkHeader::parse(&self.get_chunk(nchunks - 1)?)?.nbytes;
-            if last < chunksize && self.nbytes < chunksize as i64 * nchunks {
-                return Err(Error::ChunkAppend);
-            }
-        }
+        let chunksize = self.chunksize_after(at, at == nchunks, nbytes)?;
         if nchunks == 0 {
             self.flags2 = ChunkHeader::parse(&chunk)?.blosc2_flags2;
         }
@@ -513,20 +500,44 @@ impl Schunk {
         Ok(self.nchunks())
     }
 
+    /// Uncompressed size of chunk `n`, reading only its header.
+    fn chunk_nbytes(&self, n: i64) -> Result<i32> {
+        match &self.chunks {
+            Chunks::List(l) => Ok(ChunkHeader::parse(&l[self.index(n)?])?.nbytes),
+            Chunks::Frame(f) => Ok(f.chunk_header(n)?.nbytes),
+        }
+    }
+
+    /// The chunk size once a chunk of `nbytes` is put at position `at` (a new chunk there when
+    /// `adding`, else a replacement). As in c-blosc2 3.3.5 the first chunk sets it; it stays
+    /// while every chunk but the last has that size and the last no more; otherwise it becomes
+    /// 0 (variable-size chunks) for good.
+    fn chunksize_after(&self, at: i64, appending: bool, nbytes: i32) -> Result<i32> {
+        let n = self.nchunks();
+        let cs = if self.chunksize == -1 {
+            nbytes
+        } else {
+            self.chunksize
+        };
+        if cs <= 0 {
+            return Ok(cs.max(0));
+        }
+        let ok = if appending {
+            nbytes <= cs && (n == 0 || self.chunk_nbytes(n - 1)? == cs)
+        } else if at == n - 1 {
+            nbytes <= cs
+        } else {
+            nbytes == cs
+        };
+        Ok(if ok { cs } else { 0 })
+    }
+
     /// Replaces chunk `nchunk` with `chunk`; returns the number of chunks.
     pub fn update_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
         let i = self.index(nchunk)?;
         let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
         let chunk = &chunk[..cbytes as usize];
-        let mut chunksize = self.chunksize;
-        if chunksize == -1 {
-            chunksize = nbytes;
-        }
-        if chunksize != 0
-            && (nbytes > chunksize || (nbytes < chunksize && nchunk != self.nchunks() - 1))
-        {
-            return Err(Error::ChunkUpdate);
-        }
+        let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
         let old = self.get_chunk(nchunk)?;
         let old_h = ChunkHeader::parse(&old)?;
         let old_nbytes = old_h.nbytes as i64;
@@ -1091,8 +1102,7 @@ mod tests {
             sc.append_buffer(&data(1000, 1)).unwrap();
             sc.append_buffer(&data(1000, 2)).unwrap();
             assert_eq!(sc.append_buffer(&data(10, 3)).unwrap(), 3);
-            assert_eq!(sc.append_buffer(&data(10, 4)), Err(Error::ChunkAppend));
-            assert_eq!(sc.append_buffer(&data(2000, 4)), Err(Error::ChunkAppend));
+            assert_eq!(sc.chunksize(), 4000);
             assert_eq!(sc.nbytes(), 8040);
             assert_eq!(sc.decompress_chunk_vec(1).unwrap(), data(1000, 2));
             assert_eq!(sc.decompress_chunk_vec(2).unwrap(), data(10, 3));
@@ -1102,5 +1112,44 @@ mod tests {
             assert_eq!(&slice[4..], &data(1000, 2)[..4]);
             assert_eq!(sc.get_chunk(3).err(), Some(Error::InvalidParam));
         }
+    }
+
+    /// The chunk-size rules c-blosc2 3.3.5 follows (sequences checked against it).
+    #[test]
+    fn chunksize_turns_variable_like_the_reference() {
+        let run = |sizes: &[usize]| -> Vec<i32> {
+            let mut sc = Schunk::new(storage(true)).unwrap();
+            sizes
+                .iter()
+                .map(|&n| {
+                    sc.append_buffer(&data(n / 4, 1)).unwrap();
+                    sc.chunksize()
+                })
+                .collect()
+        };
+        assert_eq!(run(&[4000, 5000, 4000]), [4000, 0, 0]);
+        assert_eq!(run(&[4000, 3000, 4000]), [4000, 4000, 0]);
+        assert_eq!(run(&[4000, 4000, 3000, 3000]), [4000, 4000, 4000, 0]);
+        let edit = |at: i64, n: usize, insert: bool| -> i32 {
+            let mut sc = Schunk::new(storage(false)).unwrap();
+            for _ in 0..3 {
+                sc.append_buffer(&data(1000, 1)).unwrap();
+            }
+            let mut one = Schunk::new(storage(false)).unwrap();
+            one.append_buffer(&data(n / 4, 2)).unwrap();
+            let chunk = one.get_chunk(0).unwrap().into_owned();
+            if insert {
+                sc.insert_chunk(at, &chunk).unwrap();
+            } else {
+                sc.update_chunk(at, &chunk).unwrap();
+            }
+            sc.chunksize()
+        };
+        assert_eq!(edit(0, 3000, false), 0);
+        assert_eq!(edit(2, 3000, false), 4000);
+        assert_eq!(edit(1, 5000, false), 0);
+        assert_eq!(edit(1, 3000, true), 0);
+        assert_eq!(edit(3, 3000, true), 4000);
+        assert_eq!(edit(1, 5000, true), 0);
     }
 }
