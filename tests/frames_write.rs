@@ -122,6 +122,49 @@ fn empty_frame_is_byte_identical() {
     );
 }
 
+/// Asserts that the directories hold the same files with the same bytes.
+fn assert_same_dir(ours: &Path, theirs: &Path) {
+    let list = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    let names = list(theirs);
+    assert_eq!(list(ours), names);
+    for name in names {
+        assert_eq!(
+            std::fs::read(ours.join(&name)).unwrap(),
+            std::fs::read(theirs.join(&name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn edited_sframe_is_byte_identical() {
+    let path = scratch("sframe_edited.b2frame");
+    let mut sc = Schunk::new(storage(Some(&path), false, 4)).unwrap();
+    append_data(&mut sc, 4, 0);
+    let compress = |seed| {
+        let mut list = Schunk::new(storage(None, false, 4)).unwrap();
+        list.append_buffer(&fill(CHUNK_ITEMS, seed)).unwrap();
+        list.get_chunk(0).unwrap().into_owned()
+    };
+    sc.insert_chunk(1, &compress(42)).unwrap();
+    let c77 = compress(77);
+    sc.update_chunk(3, &c77).unwrap();
+    sc.update_chunk(0, &special(Special::Zero, None)).unwrap();
+    sc.delete_chunk(1).unwrap();
+    sc.update_chunk(0, &c77).unwrap();
+    assert_eq!(sc.cbytes(), 12652);
+    drop(sc);
+    assert_same_dir(&path, &reference("sframe_edited.b2frame"));
+    blosc2::urlpath::remove_urlpath(&path).unwrap();
+}
+
 #[test]
 fn sframe_directory_is_byte_identical() {
     let path = scratch("sframe.b2frame");
@@ -130,24 +173,7 @@ fn sframe_directory_is_byte_identical() {
     append_data(&mut sc, 3, 500);
     sc.vlmeta_add("vl1", VL.as_bytes(), None).unwrap();
     drop(sc);
-    let mut names: Vec<String> = std::fs::read_dir(reference("sframe.b2frame"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    let mut ours: Vec<String> = std::fs::read_dir(&path)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    ours.sort();
-    assert_eq!(ours, names);
-    for name in names {
-        assert_eq!(
-            std::fs::read(path.join(&name)).unwrap(),
-            std::fs::read(reference("sframe.b2frame").join(&name)).unwrap(),
-            "{name}"
-        );
-    }
+    assert_same_dir(&path, &reference("sframe.b2frame"));
     blosc2::urlpath::remove_urlpath(&path).unwrap();
 }
 
