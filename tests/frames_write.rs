@@ -276,3 +276,59 @@ fn updates_that_grow_shrink_and_turn_special_are_byte_identical() {
     assert_eq!(ours, theirs);
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn slices_and_copies_across_storages() {
+    let dir = scratch("copies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut sc = Schunk::new(storage(None, true, 4)).unwrap();
+    sc.meta_add("m", b"meta").unwrap();
+    append_data(&mut sc, 3, 2500);
+    // Metalayers go in the header: none can be added once chunks follow it.
+    assert_eq!(sc.meta_add("late", b"x"), Err(Error::InvalidParam));
+    assert_eq!(sc.vlmeta_add("v", b"vl content", None), Ok(0));
+    let total: Vec<u8> = (0..3)
+        .flat_map(|c| fill(if c == 2 { 2500 } else { CHUNK_ITEMS }, c))
+        .collect();
+    // set_slice_buffer across a chunk boundary, then get_slice_buffer sees it.
+    let patch: Vec<u8> = (0..400u32).flat_map(|i| (i * 7).to_le_bytes()).collect();
+    sc.set_slice_buffer(9900, 10300, &patch).unwrap();
+    let mut expect = total.clone();
+    expect[9900 * 4..10300 * 4].copy_from_slice(&patch);
+    let mut got = vec![0u8; expect.len()];
+    sc.get_slice_buffer(0, (expect.len() / 4) as i64, &mut got)
+        .unwrap();
+    assert_eq!(got, expect);
+    assert_eq!(
+        sc.get_slice_buffer(0, (expect.len() / 4 + 1) as i64, &mut got),
+        Err(Error::InvalidParam)
+    );
+    // Copies into every storage, with the same or other parameters, hold the same data.
+    let targets = [
+        (None, false),
+        (None, true),
+        (Some(dir.join("c.b2frame")), true),
+        (Some(dir.join("s.b2frame")), false),
+    ];
+    for (urlpath, contiguous) in targets {
+        for clevel in [5, 9] {
+            let _ = urlpath.as_ref().map(|p| blosc2::urlpath::remove_urlpath(p));
+            let mut st = storage(urlpath.as_deref(), contiguous, 4);
+            st.cparams.clevel = clevel;
+            st.cparams.compcode = if clevel == 9 {
+                blosc2::codecs::ZSTD
+            } else {
+                blosc2::codecs::LZ4
+            };
+            let copy = sc.copy(st).unwrap();
+            assert_eq!(copy.meta_get("m").unwrap(), b"meta");
+            assert_eq!(copy.vlmeta_get("v").unwrap(), b"vl content");
+            let mut got = vec![0u8; expect.len()];
+            copy.get_slice_buffer(0, (expect.len() / 4) as i64, &mut got)
+                .unwrap();
+            assert_eq!(got, expect, "{urlpath:?} {contiguous} {clevel}");
+            assert_eq!(copy.cparams().clevel, clevel);
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
