@@ -392,7 +392,12 @@ impl Schunk {
         };
         let h = ChunkHeader::parse(&chunk)?;
         if dst.len() < h.nbytes as usize {
-            return Err(Error::InvalidParam);
+            // c-blosc2 says so with different codes for frames and chunk lists.
+            return Err(if self.frame().is_some() {
+                Error::Data
+            } else {
+                Error::InvalidParam
+            });
         }
         let n = self.decompress_lazy(&chunk, dst, maskout)?;
         if n != h.nbytes as usize {
@@ -713,75 +718,40 @@ impl Schunk {
             crate::chunk::special::make(&params, kind, nbytes, None, &mut c)?;
             Ok(c)
         };
-        match &mut self.chunks {
-            Chunks::List(_) => {
-                let c = make(chunksize)?;
-                for _ in 0..full {
-                    self.append_chunk(&c)?;
-                }
-                if leftover > 0 {
-                    self.append_chunk(&make((leftover * typesize as i64) as i32)?)?;
-                }
+        if let Chunks::List(_) = self.chunks {
+            let c = make(chunksize)?;
+            for _ in 0..full {
+                self.append_chunk(&c)?;
             }
-            Chunks::Frame(frame) => {
-                let nchunks = full + i64::from(leftover > 0);
-                let sample = make(chunksize)?;
-                self.blocksize = ChunkHeader::parse(&sample)?.blocksize;
-                self.chunksize = chunksize;
-                self.nbytes = nitems * typesize as i64;
-                let offsets = vec![crate::frame::offsets::special_offset(kind); nchunks as usize];
-                let h = Schunk::frame_header_of(
-                    &self.storage,
-                    self.nbytes,
-                    self.cbytes,
-                    self.blocksize,
-                    chunksize,
-                    self.flags2,
-                    !self.vlmetas.is_empty(),
-                );
-                let off_chunk = crate::frame::offsets::encode_all_special(nchunks, kind)?;
-                frame.commit_with(
-                    h,
-                    &self.metas,
-                    &self.vlmetas,
-                    None,
-                    offsets,
-                    Some(off_chunk),
-                )?;
+            if leftover > 0 {
+                self.append_chunk(&make((leftover * typesize as i64) as i32)?)?;
+            }
+            return Ok(self.nchunks());
+        }
+        // A frame gets every chunk as one run-length offsets chunk, written at once.
+        let nchunks = full + i64::from(leftover > 0);
+        let before = (self.blocksize, self.chunksize, self.nbytes);
+        self.blocksize = ChunkHeader::parse(&make(chunksize)?)?.blocksize;
+        self.chunksize = chunksize;
+        self.nbytes = nitems * typesize as i64;
+        let h = self.frame_header();
+        let offsets = vec![crate::frame::offsets::special_offset(kind); nchunks as usize];
+        let off_chunk = crate::frame::offsets::encode_all_special(nchunks, kind)?;
+        if let Chunks::Frame(frame) = &mut self.chunks {
+            let r = frame.commit_with(
+                h,
+                &self.metas,
+                &self.vlmetas,
+                None,
+                offsets,
+                Some(off_chunk),
+            );
+            if let Err(e) = r {
+                (self.blocksize, self.chunksize, self.nbytes) = before;
+                return Err(e);
             }
         }
         Ok(self.nchunks())
-    }
-
-    fn frame_header_of(
-        storage: &Storage,
-        nbytes: i64,
-        cbytes: i64,
-        blocksize: i32,
-        chunksize: i32,
-        flags2: u8,
-        has_vlmeta: bool,
-    ) -> FrameHeader {
-        let cp = &storage.cparams;
-        FrameHeader {
-            nbytes,
-            cbytes,
-            typesize: cp.typesize,
-            blocksize,
-            chunksize,
-            nthreads_c: cp.nthreads,
-            nthreads_d: storage.dparams.nthreads,
-            has_vlmeta,
-            compcode: cp.compcode,
-            clevel: cp.clevel,
-            splitmode: cp.splitmode.clamp(1, 4) as u8,
-            compcode_meta: cp.compcode_meta,
-            filters: cp.filters,
-            filters_meta: cp.filters_meta,
-            use_dict: cp.use_dict,
-            vl_blocks: flags2 & VL_BLOCKS != 0,
-            ..FrameHeader::default()
-        }
     }
 
     // ----- slices --------------------------------------------------------------------------
