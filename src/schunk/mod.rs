@@ -992,11 +992,8 @@ impl Schunk {
             }
         }
         for m in &self.vlmetas {
-            // Stored contents are compressed chunks already: keep them as they are.
-            out.vlmetas.push(m.clone());
-        }
-        if !out.vlmetas.is_empty() {
-            out.flush_frame()?;
+            // As c-blosc2 does: decompressed, then added again with the default parameters.
+            out.vlmeta_add(&m.name, &self.vlmeta_get(&m.name)?, None)?;
         }
         Ok(out)
     }
