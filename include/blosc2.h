@@ -458,6 +458,8 @@ typedef struct blosc2_storage {
   struct blosc2_io *io;
 } blosc2_storage;
 
+typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
+
 typedef int (*blosc2_codec_encoder_cb)(const uint8_t*,
                                        int32_t,
                                        uint8_t*,
@@ -504,8 +506,6 @@ typedef struct blosc2_filter {
   blosc2_filter_forward_cb forward;
   blosc2_filter_backward_cb backward;
 } blosc2_filter;
-
-typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
 
 typedef void *(*blosc2_open_cb)(const char*, const char*, void*);
 
@@ -754,6 +754,13 @@ BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize)
 
 BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
 
+/**
+ * With a callback installed, contexts with several threads hand their blocks to it as
+ * `nthreads` jobs (each job takes blocks until none is left) instead of to their worker pool;
+ * NULL restores the pools.
+ */
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
+
 BLOSC_EXPORT
 int blosc2_cbuffer_sizes(const void *cbuffer,
                          int32_t *nbytes,
@@ -828,8 +835,6 @@ int blosc2_vldecompress_block_ctx(struct blosc2_context_s *context,
 BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
 
 BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
-
-BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
 

@@ -687,6 +687,76 @@ pub unsafe extern "C" fn blosc1_getitem(
     })
 }
 
+/// A C threads callback as the core's job runner.
+struct CThreadsCallback {
+    callback: unsafe extern "C" fn(
+        *mut c_void,
+        Option<unsafe extern "C" fn(*mut c_void)>,
+        c_int,
+        usize,
+        *mut c_void,
+    ),
+    data: *mut c_void,
+}
+
+// SAFETY: the callback and its data are the caller's, installed for use from any thread (c-blosc2
+// calls it from whichever thread compresses).
+unsafe impl Send for CThreadsCallback {}
+// SAFETY: see Send; the wrapper is never mutated.
+unsafe impl Sync for CThreadsCallback {}
+
+/// One element of the job array handed to the C callback.
+struct JobSlot<'a> {
+    job: &'a (dyn Fn(usize) + Sync),
+    index: usize,
+}
+
+/// The `dojob` the C callback calls with a pointer to one `JobSlot`.
+unsafe extern "C" fn run_job_slot(slot: *mut c_void) {
+    // SAFETY: the callback passes back pointers into the JobSlot array given to it, which
+    // lives until the callback returns.
+    if let Some(slot) = unsafe { slot.cast::<JobSlot<'_>>().as_ref() } {
+        // A panic must not unwind into the caller's C code; a job that did not finish leaves
+        // its result missing, which the core reports.
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| (slot.job)(slot.index)));
+    }
+}
+
+impl crate::chunk::runner::JobRunner for CThreadsCallback {
+    fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        let mut slots: Vec<JobSlot<'_>> = (0..njobs).map(|index| JobSlot { job, index }).collect();
+        // SAFETY: the caller's callback, given `njobs` elements of `size_of::<JobSlot>()` bytes
+        // and the dojob that runs one of them.
+        unsafe {
+            (self.callback)(
+                self.data,
+                Some(run_job_slot),
+                njobs as c_int,
+                std::mem::size_of::<JobSlot<'_>>(),
+                slots.as_mut_ptr().cast(),
+            )
+        }
+    }
+}
+
+/// With a callback installed, contexts with several threads hand their blocks to it as
+/// `nthreads` jobs (each job takes blocks until none is left) instead of to their worker pool;
+/// NULL restores the pools.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_threads_callback(
+    callback: blosc_threads_callback,
+    callback_data: *mut c_void,
+) {
+    guard((), || {
+        crate::chunk::runner::set_job_runner(callback.map(|callback| {
+            std::sync::Arc::new(CThreadsCallback {
+                callback,
+                data: callback_data,
+            }) as std::sync::Arc<dyn crate::chunk::runner::JobRunner>
+        }))
+    })
+}
+
 // ------------------------------------------------------------------------------------------
 // Compressed-buffer info
 
