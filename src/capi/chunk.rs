@@ -855,8 +855,10 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
             if cbytes < MIN_HEADER_LENGTH {
                 return Err(Error::WriteBuffer);
             }
+            // Never more than the cbytes the caller vouches for.
+            let len = cbytes.min(EXTENDED_HEADER_LENGTH) as i64;
             // SAFETY: cbuffer holds cbytes >= 16 bytes, per the API.
-            let h = unsafe { cbuffer_header(cbuffer) }?;
+            let h = ChunkHeader::parse(unsafe { in_bytes(cbuffer, len) }?)?;
             if h.cbytes as i64 != cbytes as i64 {
                 return Err(Error::InvalidHeader);
             }
