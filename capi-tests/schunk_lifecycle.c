@@ -149,6 +149,15 @@ static void lifecycle(const char *name, bool contiguous, const char *urlpath) {
   cb = blosc2_schunk_get_lazychunk(sc, 1, &chunk, &needs_free);
   printf("get_lazychunk 1 -> %d needs_free=%d hash=%016llx\n", cb, needs_free,
          cb > 0 ? (unsigned long long)fnv(chunk, cb) : 0ull);
+  {
+    /* a lazy chunk decompresses through the super-chunk's dctx */
+    int32_t out[CHUNKITEMS], want[CHUNKITEMS];
+    fill(want, CHUNKITEMS, 2);
+    int rc = blosc2_decompress_ctx(sc->dctx, chunk, cb, out, sizeof(out));
+    printf("decompress lazychunk with dctx -> %d same=%d\n", rc, memcmp(out, want, sizeof(out)) == 0);
+    rc = blosc2_getitem_ctx(sc->dctx, chunk, cb, 4000, 10, out, sizeof(out));
+    printf("getitem lazychunk with dctx -> %d same=%d\n", rc, memcmp(out, want + 4000, 40) == 0);
+  }
   if (needs_free) free(chunk);
 
   /* append_chunk without copy: the super-chunk takes the malloc'd chunk */

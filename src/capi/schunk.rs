@@ -22,6 +22,7 @@ use crate::capi::io::{destroy_io, io_from_c, FILESYSTEM_NAME};
 use crate::capi::library::{c_str, guard};
 use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
 use crate::capi::types::*;
+use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::{vlblocks, ChunkHeader};
 use crate::frame::header::Meta;
@@ -214,6 +215,10 @@ impl SchunkHandle {
             .map_or(ptr::null_mut(), Context::into_handle);
         self.mirror.dctx = Context::new_decompress(&self.dparams, |_| {})
             .map_or(ptr::null_mut(), Context::into_handle);
+        // SAFETY: the context just created above, owned by this handle.
+        if let Some(d) = unsafe { Context::from_handle(self.mirror.dctx) } {
+            d.lazy_blocks = Some(Arc::new(HandleBlocks(self as *const SchunkHandle)));
+        }
         self.mirror.current_nchunk = 0;
         self.cctx_blocksize = self.schunk.cparams().blocksize;
         self.sync();
@@ -268,6 +273,27 @@ impl Drop for SchunkHandle {
         }
         m.cctx = ptr::null_mut();
         m.dctx = ptr::null_mut();
+    }
+}
+
+/// The blocks of the lazy chunks a handle's frame hands out, for its `dctx` (so C code can
+/// decompress a `blosc2_schunk_get_lazychunk` result with `schunk->dctx`, as with c-blosc2).
+struct HandleBlocks(*const SchunkHandle);
+
+// SAFETY: the pointer is the boxed handle that owns the context holding this reader; the
+// handle frees that context before it goes away, and frame reads are positional (`&self`).
+unsafe impl Send for HandleBlocks {}
+// SAFETY: as for Send.
+unsafe impl Sync for HandleBlocks {}
+
+impl LazyBlocks for HandleBlocks {
+    fn read_block(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: i32) -> Result<Vec<u8>> {
+        // SAFETY: see the Send impl: the handle outlives its contexts.
+        let h = unsafe { &*self.0 };
+        h.schunk
+            .frame()
+            .ok_or(Error::Data)?
+            .read_block(nchunk, chunk_offset, offset, len)
     }
 }
 
