@@ -83,6 +83,47 @@ struct b2nd_context_s *b2nd_create_ctx(const blosc2_storage *b2_storage,
 
 BLOSC_EXPORT int b2nd_free_ctx(struct b2nd_context_s *ctx);
 
+BLOSC_EXPORT
+int b2nd_serialize_meta(int8_t ndim,
+                        const int64_t *shape,
+                        const int32_t *chunkshape,
+                        const int32_t *blockshape,
+                        const char *dtype,
+                        int8_t dtype_format,
+                        uint8_t **smeta);
+
+BLOSC_EXPORT
+int b2nd_deserialize_meta(const uint8_t *smeta,
+                          int32_t smeta_len,
+                          int8_t *ndim,
+                          int64_t *shape,
+                          int32_t *chunkshape,
+                          int32_t *blockshape,
+                          char **dtype,
+                          int8_t *dtype_format);
+
+BLOSC_EXPORT
+int b2nd_copy_buffer(int8_t ndim,
+                     uint8_t itemsize,
+                     const void *src,
+                     const int64_t *src_pad_shape,
+                     const int64_t *src_start,
+                     const int64_t *src_stop,
+                     void *dst,
+                     const int64_t *dst_pad_shape,
+                     const int64_t *dst_start);
+
+BLOSC_EXPORT
+int b2nd_copy_buffer2(int8_t ndim,
+                      int32_t itemsize,
+                      const void *src,
+                      const int64_t *src_pad_shape,
+                      const int64_t *src_start,
+                      const int64_t *src_stop,
+                      void *dst,
+                      const int64_t *dst_pad_shape,
+                      const int64_t *dst_start);
+
 BLOSC_EXPORT int b2nd_uninit(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
 
 BLOSC_EXPORT int b2nd_empty(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
@@ -224,47 +265,6 @@ int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
                                   const void *buffer,
                                   int64_t *buffershape,
                                   int64_t buffersize);
-
-BLOSC_EXPORT
-int b2nd_serialize_meta(int8_t ndim,
-                        const int64_t *shape,
-                        const int32_t *chunkshape,
-                        const int32_t *blockshape,
-                        const char *dtype,
-                        int8_t dtype_format,
-                        uint8_t **smeta);
-
-BLOSC_EXPORT
-int b2nd_deserialize_meta(const uint8_t *smeta,
-                          int32_t smeta_len,
-                          int8_t *ndim,
-                          int64_t *shape,
-                          int32_t *chunkshape,
-                          int32_t *blockshape,
-                          char **dtype,
-                          int8_t *dtype_format);
-
-BLOSC_EXPORT
-int b2nd_copy_buffer(int8_t ndim,
-                     uint8_t itemsize,
-                     const void *src,
-                     const int64_t *src_pad_shape,
-                     const int64_t *src_start,
-                     const int64_t *src_stop,
-                     void *dst,
-                     const int64_t *dst_pad_shape,
-                     const int64_t *dst_start);
-
-BLOSC_EXPORT
-int b2nd_copy_buffer2(int8_t ndim,
-                      int32_t itemsize,
-                      const void *src,
-                      const int64_t *src_pad_shape,
-                      const int64_t *src_start,
-                      const int64_t *src_stop,
-                      void *dst,
-                      const int64_t *dst_pad_shape,
-                      const int64_t *dst_start);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -4,26 +4,6 @@ use crate::capi::types::*;
 use libc::{c_char, c_int, c_void};
 
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_create_ctx(
-    b2_storage: *const blosc2_storage,
-    ndim: i8,
-    shape: *const i64,
-    chunkshape: *const i32,
-    blockshape: *const i32,
-    dtype: *const c_char,
-    dtype_format: i8,
-    metalayers: *const blosc2_metalayer,
-    nmetalayers: i32,
-) -> *mut b2nd_context_s {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_s) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn b2nd_uninit(
     ctx: *mut b2nd_context_s,
     array: *mut *mut b2nd_array_t,
@@ -307,63 +287,6 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     buffer: *const c_void,
     buffershape: *mut i64,
     buffersize: i64,
-) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn b2nd_serialize_meta(
-    ndim: i8,
-    shape: *const i64,
-    chunkshape: *const i32,
-    blockshape: *const i32,
-    dtype: *const c_char,
-    dtype_format: i8,
-    smeta: *mut *mut u8,
-) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn b2nd_deserialize_meta(
-    smeta: *const u8,
-    smeta_len: i32,
-    ndim: *mut i8,
-    shape: *mut i64,
-    chunkshape: *mut i32,
-    blockshape: *mut i32,
-    dtype: *mut *mut c_char,
-    dtype_format: *mut i8,
-) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn b2nd_copy_buffer(
-    ndim: i8,
-    itemsize: u8,
-    src: *const c_void,
-    src_pad_shape: *const i64,
-    src_start: *const i64,
-    src_stop: *const i64,
-    dst: *mut c_void,
-    dst_pad_shape: *const i64,
-    dst_start: *const i64,
-) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn b2nd_copy_buffer2(
-    ndim: i8,
-    itemsize: i32,
-    src: *const c_void,
-    src_pad_shape: *const i64,
-    src_start: *const i64,
-    src_stop: *const i64,
-    dst: *mut c_void,
-    dst_pad_shape: *const i64,
-    dst_start: *const i64,
 ) -> c_int {
     unreachable!()
 }
