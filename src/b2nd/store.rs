@@ -1,6 +1,7 @@
 //! What a b2nd array needs from the container that holds its chunks (a super-chunk in
 //! c-blosc2), and an in-memory implementation.
 
+use super::scratch::Scratch;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::chunk::{special, CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::{Error, Result};
@@ -144,13 +145,13 @@ impl ChunkStore for MemStore {
         decompress_defined(&self.decompressor, chunk, dst, maskout)
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
-        let mut dst = vec![0u8; data.len() + MAX_OVERHEAD];
+        let mut dst = Scratch::compressed();
+        dst.resize(data.len() + MAX_OVERHEAD, 0);
         let n = self.compressor.compress(data, &mut dst)?;
         if n == 0 {
             return Err(Error::Failure);
         }
-        dst.truncate(n);
-        Ok(dst)
+        Ok(dst[..n].to_vec())
     }
     fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64> {
         self.chunks.push(chunk);
