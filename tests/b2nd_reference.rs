@@ -123,6 +123,25 @@ fn chunks_equal_reference() {
             assert_eq!(&*a.store().chunk(n).unwrap(), want, "case {i} chunk {n}");
         }
     }
+    // zeros, then rows inserted at a chunk boundary, whole leading columns deleted, columns
+    // appended: special zero chunks, shifted chunks and recompressed ones.
+    let mut p = params(&cases()[0]);
+    p.cparams.filters = [0, 0, 0, 0, 0, SHUFFLE];
+    let mut a = Array::<MemStore>::zeros(&p).unwrap();
+    a.insert(&pattern(4 * 7 * 4, |k| k * 7 + 1), 0, 4).unwrap();
+    a.delete(1, 0, 5).unwrap();
+    a.append(&pattern(14 * 3 * 4, |k| k * 5 + 3), 1).unwrap();
+    assert_eq!(a.shape(), &[14, 5]);
+    let nchunks = u32::from_le_bytes(take(4).try_into().unwrap()) as i64;
+    assert_eq!(a.store().nchunks(), nchunks);
+    for n in 0..nchunks {
+        let len = u32::from_le_bytes(take(4).try_into().unwrap()) as usize;
+        assert_eq!(
+            &*a.store().chunk(n).unwrap(),
+            take(len),
+            "reshaped chunk {n}"
+        );
+    }
     assert!(rest.is_empty());
 }
 
