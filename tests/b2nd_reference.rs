@@ -242,3 +242,28 @@ fn fill_values_and_errors() {
     );
     assert!(a.expand_dims(&[true, false]).is_err());
 }
+
+#[test]
+fn copies_keep_metalayers() {
+    let mut p = params(&cases()[0]);
+    p.metalayers = vec![("units".into(), b"kelvin".to_vec())];
+    p.dtype = "<f4".into();
+    let mut a = Array::<MemStore>::from_cbuffer(&p, &pattern(280, |k| k)).unwrap();
+    // vlmetalayers travel with copies too.
+    let mut s = a.copy::<MemStore>(&p).unwrap().into_store();
+    s.vlmeta_add("note", b"hello").unwrap();
+    a = Array::from_store(s).unwrap();
+    assert_eq!(a.dtype(), Some("<f4"));
+    for chunkshape in [vec![4, 5], vec![3, 3]] {
+        let mut q = params(&cases()[0]);
+        q.chunkshape = chunkshape;
+        q.blockshape = vec![1, 2];
+        let c = a.copy::<MemStore>(&q).unwrap();
+        assert_eq!(c.store().meta_get("units").unwrap(), b"kelvin");
+        assert_eq!(c.store().vlmeta_get("note").unwrap(), b"hello");
+        assert_eq!(c.dtype(), Some("<f4"));
+        assert_eq!(c.to_vec().unwrap(), pattern(280, |k| k));
+    }
+    // Views of arrays with other metalayers are refused, as in c-blosc2.
+    assert_eq!(a.squeeze().err(), Some(Error::InvalidParam));
+}

@@ -767,14 +767,18 @@ impl<S: ChunkStore> Array<S> {
                 };
                 out.store.append_chunk(chunk)?;
             }
-            return Ok(out);
+        } else {
+            out.store.fill_special(
+                nchunks_of(&out.geom),
+                Special::Zero,
+                out.geom.chunk_nbytes(),
+            )?;
+            out.copy_region_from(self, &vec![0; self.ndim()])?;
         }
-        out.store.fill_special(
-            nchunks_of(&out.geom),
-            Special::Zero,
-            out.geom.chunk_nbytes(),
-        )?;
-        out.copy_region_from(self, &vec![0; self.ndim()])?;
+        for name in self.store.vlmeta_names() {
+            out.store
+                .vlmeta_add(&name, &self.store.vlmeta_get(&name)?)?;
+        }
         Ok(out)
     }
 

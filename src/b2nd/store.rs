@@ -46,6 +46,12 @@ pub trait ChunkStore: Sized {
     fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
     fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<()>;
 
+    /// Names of the variable-length metalayers, in order.
+    fn vlmeta_names(&self) -> Vec<String>;
+    /// The (uncompressed) content of vlmetalayer `name`.
+    fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>>;
+    fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
+
     /// A special-value chunk (zeros, NaNs, uninitialised, or `value` repeated) of `nbytes`.
     fn special_chunk(&self, kind: Special, nbytes: usize, value: Option<&[u8]>) -> Result<Vec<u8>> {
         let nbytes = i32::try_from(nbytes).map_err(|_| Error::MaxBufsizeExceeded)?;
@@ -98,6 +104,7 @@ pub struct MemStore {
     decompressor: Decompressor,
     chunks: Vec<Vec<u8>>,
     metalayers: Vec<(String, Vec<u8>)>,
+    vlmetalayers: Vec<(String, Vec<u8>)>,
 }
 
 impl MemStore {
@@ -118,6 +125,7 @@ impl ChunkStore for MemStore {
             decompressor: Decompressor::new(dparams)?,
             chunks: Vec::new(),
             metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
         })
     }
     fn cparams(&self) -> &CParams {
@@ -199,6 +207,23 @@ impl ChunkStore for MemStore {
             return Err(Error::InvalidParam);
         }
         m.1 = content.to_vec();
+        Ok(())
+    }
+    fn vlmeta_names(&self) -> Vec<String> {
+        self.vlmetalayers.iter().map(|(n, _)| n.clone()).collect()
+    }
+    fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
+        self.vlmetalayers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c.clone())
+            .ok_or(Error::NotFound)
+    }
+    fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()> {
+        if self.vlmetalayers.iter().any(|(n, _)| n == name) {
+            return Err(Error::InvalidParam);
+        }
+        self.vlmetalayers.push((name.to_string(), content.to_vec()));
         Ok(())
     }
 }
