@@ -267,3 +267,33 @@ fn copies_keep_metalayers() {
     // Views of arrays with other metalayers are refused, as in c-blosc2.
     assert_eq!(a.squeeze().err(), Some(Error::InvalidParam));
 }
+
+#[test]
+fn sixteen_dims_and_sparse_gathers() {
+    let shape = [2i64, 3, 1, 2, 2, 1, 2, 2, 3, 1, 2, 2, 1, 2, 2, 2];
+    let chunkshape = [1, 2, 1, 2, 1, 1, 2, 1, 2, 1, 2, 1, 1, 2, 2, 1];
+    let blockshape = [1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1];
+    let n = shape.iter().product::<i64>() as usize;
+    let cparams = CParams {
+        typesize: 2,
+        ..CParams::default()
+    };
+    let p = Params::<()>::new(cparams, &shape, &chunkshape, &blockshape);
+    let data = pattern(n * 2, |k| k * 3 + k / 256);
+    let a = Array::<MemStore>::from_cbuffer(&p, &data).unwrap();
+    assert_eq!(a.to_vec().unwrap(), data);
+    let coords = [0i64, n as i64 - 1, 777, 5, 777, 12345 % n as i64];
+    let mut buf = vec![0u8; coords.len() * 2];
+    a.get_sparse_cbuffer(&coords, &mut buf).unwrap();
+    for (i, c) in coords.iter().enumerate() {
+        let c = *c as usize;
+        assert_eq!(buf[i * 2..i * 2 + 2], data[c * 2..c * 2 + 2]);
+    }
+    assert_eq!(
+        a.get_sparse_cbuffer(&[n as i64], &mut buf).err(),
+        Some(Error::InvalidIndex)
+    );
+    let sq = a.squeeze().unwrap();
+    assert_eq!(sq.ndim(), 12);
+    assert_eq!(sq.to_vec().unwrap(), data);
+}

@@ -946,6 +946,53 @@ impl<S: ChunkStore> Array<S> {
         Ok(())
     }
 
+    /// Gathers the items at flat C-order positions `coords` (each in `[0, nitems)`, repeats and
+    /// any order allowed) into `buffer`, in the order of `coords`.
+    pub fn get_sparse_cbuffer(&self, coords: &[i64], buffer: &mut [u8]) -> Result<()> {
+        let g = &self.geom;
+        let ts = g.typesize;
+        if (buffer.len() as u64) < coords.len() as u64 * ts as u64 {
+            return Err(Error::InvalidParam);
+        }
+        if coords.iter().any(|c| *c < 0 || *c >= g.nitems) {
+            return Err(Error::InvalidIndex);
+        }
+        let ndim = g.ndim();
+        let grid_strides = strides(&g.chunks_per_dim());
+        let block_strides = strides(&g.blocks_per_dim());
+        let item_strides = strides(&g.blockshape);
+        // (nchunk, nblock, position in chunk, position in buffer), sorted by chunk.
+        let mut items: Vec<(i64, usize, usize, usize)> = coords
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let idx = unravel(*c, &g.shape);
+                let (mut nchunk, mut nblock, mut item) = (0i64, 0i64, 0i64);
+                for d in 0..ndim {
+                    let (cs, bs) = (g.chunkshape[d], g.blockshape[d]);
+                    nchunk += idx[d] / cs * grid_strides[d];
+                    nblock += idx[d] % cs / bs * block_strides[d];
+                    item += idx[d] % cs % bs * item_strides[d];
+                }
+                let pos = (nblock * g.blocknitems + item) as usize;
+                (nchunk, nblock as usize, pos, i)
+            })
+            .collect();
+        items.sort_unstable();
+        let mut data = Scratch::chunk_data();
+        for group in items.chunk_by(|a, b| a.0 == b.0) {
+            let mut mask = vec![true; g.nblocks()];
+            for it in group {
+                mask[it.1] = false;
+            }
+            self.read_chunk(group[0].0, Some(&mask), &mut data)?;
+            for &(_, _, pos, i) in group {
+                buffer[i * ts..(i + 1) * ts].copy_from_slice(&data[pos * ts..(pos + 1) * ts]);
+            }
+        }
+        Ok(())
+    }
+
     /// Groups the selected items by chunk, each with its place in the chunk and the buffer.
     fn plan_selection(
         &self,
