@@ -98,6 +98,17 @@ pub fn decompress_defined(
     decompressor.decompress(chunk, dst, usable_maskout(chunk, maskout))
 }
 
+/// Compresses `data` as one chunk (room for the worst case, so it always fits).
+pub fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
+    let mut dst = Scratch::compressed();
+    dst.resize(data.len() + MAX_OVERHEAD, 0);
+    let n = compressor.compress(data, &mut dst)?;
+    if n == 0 {
+        return Err(Error::Failure);
+    }
+    Ok(dst[..n].to_vec())
+}
+
 /// Chunks and metalayers kept in memory.
 pub struct MemStore {
     compressor: Compressor,
@@ -153,13 +164,7 @@ impl ChunkStore for MemStore {
         decompress_defined(&self.decompressor, chunk, dst, maskout)
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
-        let mut dst = Scratch::compressed();
-        dst.resize(data.len() + MAX_OVERHEAD, 0);
-        let n = self.compressor.compress(data, &mut dst)?;
-        if n == 0 {
-            return Err(Error::Failure);
-        }
-        Ok(dst[..n].to_vec())
+        compress_with(&self.compressor, data)
     }
     fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64> {
         self.chunks.push(chunk);
