@@ -7,6 +7,7 @@
 pub mod array;
 pub mod index;
 pub mod meta;
+mod scratch;
 pub mod shape;
 pub mod slice;
 pub mod store;
