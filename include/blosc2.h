@@ -505,45 +505,6 @@ typedef struct blosc2_filter {
   blosc2_filter_backward_cb backward;
 } blosc2_filter;
 
-typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
-
-typedef void *(*blosc2_open_cb)(const char*, const char*, void*);
-
-typedef int (*blosc2_close_cb)(void*);
-
-typedef int64_t (*blosc2_size_cb)(void*);
-
-typedef int64_t (*blosc2_write_cb)(const void*, int64_t, int64_t, int64_t, void*);
-
-typedef int64_t (*blosc2_read_cb)(void**, int64_t, int64_t, int64_t, void*);
-
-typedef int (*blosc2_truncate_cb)(void*, int64_t);
-
-typedef int (*blosc2_destroy_cb)(void*);
-
-typedef struct blosc2_io_cb {
-  uint8_t id;
-  char *name;
-  bool is_allocation_necessary;
-  blosc2_open_cb open;
-  blosc2_close_cb close;
-  blosc2_size_cb size;
-  blosc2_write_cb write;
-  blosc2_read_cb read;
-  blosc2_truncate_cb truncate;
-  blosc2_destroy_cb destroy;
-} blosc2_io_cb;
-
-typedef struct blosc2_tuner {
-  int (*init)(void*, struct blosc2_context_s*, struct blosc2_context_s*);
-  int (*next_blocksize)(struct blosc2_context_s*);
-  int (*next_cparams)(struct blosc2_context_s*);
-  int (*update)(struct blosc2_context_s*, double);
-  int (*free)(struct blosc2_context_s*);
-  int id;
-  char *name;
-} blosc2_tuner;
-
 typedef struct blosc2_metalayer {
   char *name;
   uint8_t *content;
@@ -584,6 +545,45 @@ typedef struct blosc2_schunk {
   bool view;
   int64_t change_tick;
 } blosc2_schunk;
+
+typedef void *(*blosc2_open_cb)(const char*, const char*, void*);
+
+typedef int (*blosc2_close_cb)(void*);
+
+typedef int64_t (*blosc2_size_cb)(void*);
+
+typedef int64_t (*blosc2_write_cb)(const void*, int64_t, int64_t, int64_t, void*);
+
+typedef int64_t (*blosc2_read_cb)(void**, int64_t, int64_t, int64_t, void*);
+
+typedef int (*blosc2_truncate_cb)(void*, int64_t);
+
+typedef int (*blosc2_destroy_cb)(void*);
+
+typedef struct blosc2_io_cb {
+  uint8_t id;
+  char *name;
+  bool is_allocation_necessary;
+  blosc2_open_cb open;
+  blosc2_close_cb close;
+  blosc2_size_cb size;
+  blosc2_write_cb write;
+  blosc2_read_cb read;
+  blosc2_truncate_cb truncate;
+  blosc2_destroy_cb destroy;
+} blosc2_io_cb;
+
+typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
+
+typedef struct blosc2_tuner {
+  int (*init)(void*, struct blosc2_context_s*, struct blosc2_context_s*);
+  int (*next_blocksize)(struct blosc2_context_s*);
+  int (*next_cparams)(struct blosc2_context_s*);
+  int (*update)(struct blosc2_context_s*, double);
+  int (*free)(struct blosc2_context_s*);
+  int id;
+  char *name;
+} blosc2_tuner;
 
 typedef struct blosc2_instr {
   float cratio;
@@ -829,67 +829,29 @@ BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
 
 BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
 
-BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
-
-BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
-
-BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
-
-BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
-
 BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
 
 BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
                                          struct blosc2_storage *storage);
 
-BLOSC_EXPORT
-struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
-                                                int64_t len,
-                                                bool copy);
+BLOSC_EXPORT int blosc2_schunk_free(struct blosc2_schunk *schunk);
 
 BLOSC_EXPORT
 void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk,
                                      bool avoid_cframe_free);
 
-BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
-
-BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
-
-BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
-
 BLOSC_EXPORT
-struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
-                                              const struct blosc2_io *udio);
+int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
+                                    const void *src,
+                                    int32_t nbytes);
 
-BLOSC_EXPORT
-struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
-                                                     int64_t offset,
-                                                     const struct blosc2_io *udio);
-
-BLOSC_EXPORT
-int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
-                                uint8_t **cframe,
-                                bool *needs_free);
-
-BLOSC_EXPORT int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
-
-BLOSC_EXPORT int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
-
-BLOSC_EXPORT int blosc2_schunk_free(struct blosc2_schunk *schunk);
-
+/**
+ * Ownership as in c-blosc2: with `copy` false the super-chunk takes the (malloc'd) chunk and
+ * frees it once stored.
+ */
 BLOSC_EXPORT
 int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk,
-                                   uint8_t *chunk,
-                                   bool copy);
-
-BLOSC_EXPORT
-int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
-                                   int64_t nchunk,
                                    uint8_t *chunk,
                                    bool copy);
 
@@ -899,12 +861,13 @@ int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
                                    uint8_t *chunk,
                                    bool copy);
 
-BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
-
 BLOSC_EXPORT
-int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
-                                    const void *src,
-                                    int32_t nbytes);
+int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
 
 BLOSC_EXPORT
 int blosc2_schunk_decompress_chunk(struct blosc2_schunk *schunk,
@@ -925,23 +888,10 @@ int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
                                 bool *needs_free);
 
 BLOSC_EXPORT
-int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
-                              int64_t nchunk,
-                              int32_t nblock,
-                              uint8_t **dest,
-                              int32_t *destsize);
-
-BLOSC_EXPORT
 int blosc2_schunk_get_slice_buffer(struct blosc2_schunk *schunk,
                                    int64_t start,
                                    int64_t stop,
                                    void *buffer);
-
-BLOSC_EXPORT
-int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
-                                    int64_t ncoords,
-                                    const int64_t *coords,
-                                    void *buffer);
 
 BLOSC_EXPORT
 int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
@@ -968,6 +918,51 @@ int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
                                    int64_t nitems,
                                    int special_value,
                                    int32_t chunksize);
+
+BLOSC_EXPORT
+int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
+                                    int64_t ncoords,
+                                    const int64_t *coords,
+                                    void *buffer);
+
+BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
+
+BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
+
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
+                                                int64_t len,
+                                                bool copy);
+
+BLOSC_EXPORT
+int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
+                                uint8_t **cframe,
+                                bool *needs_free);
+
+BLOSC_EXPORT int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+BLOSC_EXPORT int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
+
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
+
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
+                                              const struct blosc2_io *udio);
+
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
+                                                     int64_t offset,
+                                                     const struct blosc2_io *udio);
+
+BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
+
+/**
+ * Re-reads a disk-based super-chunk that another handle may have changed: 1 when the counters
+ * or metalayers changed, 0 when they were current (and for super-chunks not on disk).
+ */
+BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
 
 BLOSC_EXPORT
 int blosc2_meta_add(struct blosc2_schunk *schunk,
@@ -997,6 +992,9 @@ int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
                          int32_t content_len,
                          struct blosc2_cparams *cparams);
 
+/**
+ * The content is malloc'd (the caller frees it), as in c-blosc2.
+ */
 BLOSC_EXPORT
 int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
                       const char *name,
@@ -1005,9 +1003,26 @@ int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
 
 BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *name);
 
+/**
+ * Fills `names[0..nvlmetalayers]` with the names the super-chunk keeps (not copies, as in
+ * c-blosc2); returns how many.
+ */
 BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
 
-BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
+BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
+
+BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
+
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
+
+BLOSC_EXPORT
+int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
 
 BLOSC_EXPORT
 int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,

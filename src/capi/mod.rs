@@ -7,9 +7,13 @@
 pub mod b2nd;
 pub mod chunk;
 pub mod consts;
+pub mod io;
 pub mod library;
+pub mod meta;
 pub(crate) mod params;
+pub mod schunk;
 pub mod shuffle;
+pub mod stdio;
 pub mod types;
 
 #[cfg(rblosc2_pending)]

@@ -100,6 +100,7 @@ pub struct blosc2_instr {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_io_cb {
     pub id: u8,
     pub name: *mut c_char,
@@ -114,6 +115,7 @@ pub struct blosc2_io_cb {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_io {
     pub id: u8,
     pub name: *const c_char,
