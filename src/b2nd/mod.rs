@@ -7,6 +7,7 @@
 pub mod array;
 pub mod index;
 pub mod meta;
+mod schunk_store;
 mod scratch;
 pub mod shape;
 pub mod slice;

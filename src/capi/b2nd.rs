@@ -12,9 +12,17 @@ use std::ptr;
 
 use libc::{c_char, c_int, c_void};
 
-use crate::b2nd::{meta, slice, MAX_DIM};
+use crate::b2nd::array::read_meta;
+use crate::b2nd::shape::Geometry;
+use crate::b2nd::{meta, slice, Array, ChunkStore, Params, MAX_DIM};
 use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
+use crate::capi::schunk::{
+    blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
+    blosc2_schunk_open_offset, blosc2_schunk_to_buffer, schunk_into_c, schunk_mut, schunk_ref,
+    storage_from_c, sync_mirror,
+};
 use crate::capi::types::*;
+use crate::schunk::{Schunk, Storage};
 use crate::{Error, Result};
 
 /// Runs an entry point body: errors become their codes, a panic becomes `Failure`.
@@ -114,55 +122,6 @@ impl B2ndCtx {
     pub(crate) unsafe fn from_handle<'a>(h: *mut b2nd_context_s) -> Result<&'a mut B2ndCtx> {
         // SAFETY: per the contract, a non-NULL handle is a live boxed B2ndCtx.
         unsafe { h.cast::<B2ndCtx>().as_mut() }.ok_or(Error::NullPointer)
-    }
-
-    pub(crate) fn cparams(&self) -> &blosc2_cparams {
-        &self.cparams
-    }
-
-    /// A context for the same storage and parameters with other dimensions (views, copies).
-    #[allow(dead_code)]
-    pub(crate) fn with_dims(
-        &self,
-        shape: &[i64],
-        chunkshape: &[i32],
-        blockshape: &[i32],
-    ) -> Result<B2ndCtx> {
-        let mut cparams = *self.cparams;
-        cparams.blocksize = blockshape.iter().fold(cparams.typesize, |a, b| a * b);
-        let dparams = self.dparams.as_deref().copied();
-        let ndim = shape.len();
-        if ndim > MAX_DIM || chunkshape.len() != ndim || blockshape.len() != ndim {
-            return Err(Error::InvalidParam);
-        }
-        let mut ctx = B2ndCtx {
-            storage: self.storage_copy(),
-            cparams: Box::new(cparams),
-            dparams: dparams.map(Box::new),
-            urlpath: self.urlpath.clone(),
-            ndim,
-            shape: [0; MAX_DIM],
-            chunkshape: [0; MAX_DIM],
-            blockshape: [0; MAX_DIM],
-            dtype: self.dtype.clone(),
-            dtype_format: self.dtype_format,
-            metalayers: Vec::new(),
-        };
-        ctx.shape[..ndim].copy_from_slice(shape);
-        ctx.chunkshape[..ndim].copy_from_slice(chunkshape);
-        ctx.blockshape[..ndim].copy_from_slice(blockshape);
-        ctx.fix_pointers();
-        Ok(ctx)
-    }
-
-    fn storage_copy(&self) -> blosc2_storage {
-        blosc2_storage {
-            contiguous: self.storage.contiguous,
-            urlpath: ptr::null_mut(),
-            cparams: ptr::null_mut(),
-            dparams: ptr::null_mut(),
-            io: self.storage.io,
-        }
     }
 
     /// Points `storage`'s fields at the copies this context owns.
@@ -526,5 +485,982 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
                 dst_start,
             )
         }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The array handle
+
+/// What C holds as a `b2nd_array_t *`: the public struct first (so both addresses agree), then
+/// an empty super-chunk that is swapped into `sc`'s handle while the core works on the array's
+/// own super-chunk (the core's `Array` owns its store; the C layer keeps it in `sc`).
+#[repr(C)]
+struct ArrayHandle {
+    c: b2nd_array_t,
+    spare: Option<Schunk>,
+}
+
+/// An empty in-memory super-chunk (what stands in `sc`'s handle during a call).
+fn placeholder() -> Result<Schunk> {
+    Schunk::new(Storage::default())
+}
+
+/// # Safety
+/// `p` is NULL or a live `b2nd_array_t *` from this module, with no other reference to it live.
+unsafe fn array_handle<'a>(p: *const b2nd_array_t) -> Result<&'a mut ArrayHandle> {
+    // SAFETY: the public struct is the first field of the repr(C) handle.
+    unsafe { p.cast_mut().cast::<ArrayHandle>().as_mut() }.ok_or(Error::NullPointer)
+}
+
+/// Checks what `Array::from_store` checks, so that handing the store over cannot fail (and
+/// lose the super-chunk): a readable b2nd (or caterva) metalayer, a valid geometry, and all
+/// its chunks present.
+fn check_array_store(sc: &Schunk) -> Result<()> {
+    let m = read_meta(sc)?;
+    let geom = Geometry::new(
+        &m.shape,
+        &m.chunkshape,
+        &m.blockshape,
+        ChunkStore::typesize(sc),
+    )?;
+    let nchunks = if geom.ndim() == 0 { 1 } else { geom.nchunks() };
+    if Schunk::nchunks(sc) < nchunks {
+        return Err(Error::Data);
+    }
+    Ok(())
+}
+
+/// Rewrites the public fields of `c` from the array, as c-blosc2's `update_shape` computes
+/// them (dimensions past `ndim` are 1).
+fn fill_fields(c: &mut b2nd_array_t, a: &Array<Schunk>) -> Result<()> {
+    let g = a.geometry();
+    let n = g.ndim();
+    let strides = g.c_strides();
+    c.ndim = n as i8;
+    c.nitems = 1;
+    c.extnitems = 1;
+    c.extchunknitems = 1;
+    c.chunknitems = 1;
+    c.blocknitems = 1;
+    for i in 0..MAX_DIM {
+        if i < n {
+            c.shape[i] = g.shape[i];
+            c.chunkshape[i] = g.chunkshape[i] as i32;
+            c.blockshape[i] = g.blockshape[i] as i32;
+            c.extshape[i] = g.extshape[i];
+            c.extchunkshape[i] = g.extchunkshape[i];
+            c.item_array_strides[i] = strides.item_array[i];
+            c.item_extchunk_strides[i] = strides.item_extchunk[i];
+            c.item_chunk_strides[i] = strides.item_chunk[i];
+            c.item_block_strides[i] = strides.item_block[i];
+            c.block_chunk_strides[i] = strides.block_chunk[i];
+            c.chunk_array_strides[i] = strides.chunk_array[i];
+        } else {
+            c.shape[i] = 1;
+            c.chunkshape[i] = 1;
+            c.blockshape[i] = 1;
+            c.extshape[i] = 1;
+            c.extchunkshape[i] = 1;
+        }
+        c.nitems = c.nitems.wrapping_mul(c.shape[i]);
+        c.extnitems = c.extnitems.wrapping_mul(c.extshape[i]);
+        c.extchunknitems = c.extchunknitems.wrapping_mul(c.extchunkshape[i]);
+        c.chunknitems = c.chunknitems.wrapping_mul(c.chunkshape[i]);
+        c.blocknitems = c.blocknitems.wrapping_mul(c.blockshape[i]);
+    }
+    // SAFETY: c.dtype is NULL or a malloc'd C string of ours.
+    let current = unsafe { c_str(c.dtype) };
+    if current != a.dtype() || (c.dtype.is_null() != a.dtype().is_none()) {
+        let new = match a.dtype() {
+            Some(d) => malloc_cstring(d)?,
+            None => ptr::null_mut(),
+        };
+        // SAFETY: the old string is ours (malloc'd) and no longer referenced.
+        unsafe { libc::free(c.dtype.cast()) };
+        c.dtype = new;
+    }
+    c.dtype_format = a.dtype_format();
+    if !c.sc.is_null() {
+        // SAFETY: sc is the array's live super-chunk handle.
+        c.last_tick = unsafe { (*c.sc).change_tick };
+    }
+    Ok(())
+}
+
+/// Runs `f` on the core array behind `p`, then puts the super-chunk back in `sc`'s handle and
+/// re-syncs the public fields of both.
+///
+/// # Safety
+/// As for [`array_handle`]; `sc` is a live super-chunk handle.
+unsafe fn with_array<R>(
+    p: *const b2nd_array_t,
+    f: impl FnOnce(&mut Array<Schunk>) -> Result<R>,
+) -> Result<R> {
+    // SAFETY: forwarded contract.
+    let h = unsafe { array_handle(p) }?;
+    let sc = h.c.sc;
+    // SAFETY: sc is NULL or the array's live super-chunk handle.
+    let slot = unsafe { schunk_mut(sc) }.ok_or(Error::NullPointer)?;
+    check_array_store(slot)?;
+    let spare = match h.spare.take() {
+        Some(s) => s,
+        None => placeholder()?,
+    };
+    let store = std::mem::replace(slot, spare);
+    let mut a = Array::from_store(store)?;
+    let r = f(&mut a);
+    let filled = fill_fields(&mut h.c, &a);
+    h.spare = Some(std::mem::replace(slot, a.into_store()));
+    // SAFETY: as above; the slot reference is not used after this point.
+    unsafe { sync_mirror(sc) };
+    if !sc.is_null() {
+        // SAFETY: live handle.
+        h.c.last_tick = unsafe { (*sc).change_tick };
+    }
+    filled?;
+    r
+}
+
+/// A new C array around a super-chunk handle already holding an array.
+///
+/// # Safety
+/// `sc` is a live super-chunk handle; the new array owns it.
+unsafe fn handle_for_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t> {
+    // SAFETY: every field of b2nd_array_t is an integer or a raw pointer: all-zero is valid.
+    let c: b2nd_array_t = unsafe { std::mem::zeroed() };
+    let mut h = Box::new(ArrayHandle {
+        c,
+        spare: Some(placeholder()?),
+    });
+    h.c.sc = sc;
+    h.c.chunk_cache = chunk_cache_s {
+        data: ptr::null_mut(),
+        nchunk: -1,
+    };
+    let p: *mut b2nd_array_t = &mut h.c;
+    let raw = Box::into_raw(h);
+    // SAFETY: p points into the live box `raw`.
+    match unsafe { with_array(p, |_| Ok(())) } {
+        Ok(()) => Ok(raw.cast()),
+        Err(e) => {
+            // SAFETY: raw came from Box::into_raw above; sc stays the caller's.
+            let h = unsafe { Box::from_raw(raw) };
+            // SAFETY: the dtype is ours.
+            unsafe { libc::free(h.c.dtype.cast()) };
+            Err(e)
+        }
+    }
+}
+
+/// Gives a core array to C.
+fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
+    let sc = schunk_into_c(a.into_store());
+    if sc.is_null() {
+        return Err(Error::Failure);
+    }
+    // SAFETY: sc is the fresh handle just made; on failure it is freed here.
+    unsafe {
+        handle_for_schunk(sc).inspect_err(|_| {
+            blosc2_schunk_free(sc);
+        })
+    }
+}
+
+/// Writes a new array into `*out` (NULL `out` is an error).
+///
+/// # Safety
+/// `out` is NULL or writable.
+unsafe fn put(out: *mut *mut b2nd_array_t, a: Array<Schunk>) -> Result<c_int> {
+    if out.is_null() {
+        return Err(Error::NullPointer);
+    }
+    let p = into_c(a)?;
+    // SAFETY: non-NULL and writable per the contract.
+    unsafe { *out = p };
+    Ok(0)
+}
+
+/// The core parameters of a context.
+fn params_of(ctx: &B2ndCtx) -> Result<Params<Storage>> {
+    // SAFETY: the context's storage points at its own live copies.
+    let storage = unsafe { storage_from_c(&ctx.storage) }?;
+    Ok(Params {
+        cparams: storage.cparams.clone(),
+        dparams: storage.dparams.clone(),
+        shape: ctx.shape().to_vec(),
+        chunkshape: ctx.chunkshape().to_vec(),
+        blockshape: ctx.blockshape().to_vec(),
+        dtype: ctx.dtype.clone(),
+        dtype_format: ctx.dtype_format,
+        metalayers: ctx.metalayers.clone(),
+        options: storage,
+    })
+}
+
+/// The shared body of the constructors from a context.
+///
+/// # Safety
+/// `ctx` is NULL or a live context; `array` is NULL or writable.
+unsafe fn create(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+    make: impl FnOnce(&Params<Storage>) -> Result<Array<Schunk>>,
+) -> c_int {
+    run(|| {
+        // SAFETY: forwarded contract.
+        let ctx = unsafe { B2ndCtx::from_handle(ctx) }?;
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let a = make(&params_of(ctx)?)?;
+        // SAFETY: forwarded contract.
+        unsafe { put(array, a) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_uninit(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { create(ctx, array, Array::uninit) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_empty(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { create(ctx, array, Array::empty) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_zeros(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { create(ctx, array, Array::zeros) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_nans(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { create(ctx, array, Array::nans) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_full(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+    fill_value: *const c_void,
+) -> c_int {
+    // SAFETY: forwarded contract; the fill value holds one item of the context's typesize.
+    unsafe {
+        create(ctx, array, |p| {
+            let ts = usize::try_from(p.cparams.typesize).map_err(|_| Error::InvalidParam)?;
+            let value = in_items(fill_value.cast::<u8>(), ts.max(1))?;
+            Array::full(p, value)
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_cbuffer(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+) -> c_int {
+    if buffer.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: forwarded contract; the buffer holds buffersize bytes.
+    unsafe {
+        create(ctx, array, |p| {
+            let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+            Array::from_cbuffer(p, in_items(buffer.cast::<u8>(), len)?)
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_schunk(
+    schunk: *mut blosc2_schunk,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    run(|| {
+        if schunk.is_null() || array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: a live super-chunk handle of ours, per the contract; the array takes it.
+        let p = unsafe { handle_for_schunk(schunk) }?;
+        // SAFETY: non-NULL and writable.
+        unsafe { *array = p };
+        Ok(0)
+    })
+}
+
+/// `from_schunk` for a super-chunk this layer just opened (freed again on failure).
+///
+/// # Safety
+/// `sc` is NULL or a fresh super-chunk handle; `array` is writable.
+unsafe fn adopt(sc: *mut blosc2_schunk, array: *mut *mut b2nd_array_t, null: Error) -> c_int {
+    if sc.is_null() {
+        return null.code();
+    }
+    // SAFETY: forwarded contract.
+    let rc = unsafe { b2nd_from_schunk(sc, array) };
+    if rc < 0 {
+        // SAFETY: the array did not take the handle.
+        unsafe { blosc2_schunk_free(sc) };
+    }
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_cframe(
+    cframe: *mut u8,
+    cframe_len: i64,
+    copy: bool,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    if cframe.is_null() || array.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: forwarded contract (cframe holds cframe_len bytes).
+    unsafe {
+        let sc = blosc2_schunk_from_buffer(cframe, cframe_len, copy);
+        adopt(sc, array, Error::Failure)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
+    if urlpath.is_null() || array.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: forwarded contract.
+    unsafe { adopt(blosc2_schunk_open(urlpath), array, Error::NullPointer) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_open_offset(
+    urlpath: *const c_char,
+    array: *mut *mut b2nd_array_t,
+    offset: i64,
+) -> c_int {
+    if urlpath.is_null() || array.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: forwarded contract.
+    unsafe {
+        adopt(
+            blosc2_schunk_open_offset(urlpath, offset),
+            array,
+            Error::NullPointer,
+        )
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
+    run(|| {
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: a live array of ours, not used after this call (per the API).
+        let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
+        // SAFETY: the array owns its super-chunk handle and its malloc'd dtype.
+        unsafe {
+            blosc2_schunk_free(h.c.sc);
+            libc::free(h.c.dtype.cast());
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_to_cframe(
+    array: *const b2nd_array_t,
+    cframe: *mut *mut u8,
+    cframe_len: *mut i64,
+    needs_free: *mut bool,
+) -> c_int {
+    run(|| {
+        if array.is_null() || cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array and writable out-parameters, per the contract.
+        unsafe {
+            let len = blosc2_schunk_to_buffer((*array).sc, cframe, needs_free);
+            *cframe_len = len;
+            if len <= 0 {
+                return Err(Error::Failure);
+            }
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
+    run(|| {
+        if array.is_null() || urlpath.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: a NUL-terminated path per the contract.
+        let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: a live array per the contract.
+        unsafe {
+            with_array(array, |a| {
+                let src = a.store();
+                let options = Storage {
+                    contiguous: src.storage().contiguous,
+                    urlpath: Some(path.into()),
+                    ..Storage::default()
+                };
+                let params = Params {
+                    cparams: src.cparams().clone(),
+                    dparams: src.dparams().clone(),
+                    options,
+                    shape: a.shape().to_vec(),
+                    chunkshape: a.chunkshape(),
+                    blockshape: a.blockshape(),
+                    dtype: a.dtype().unwrap_or(meta::DEFAULT_DTYPE).to_string(),
+                    dtype_format: a.dtype_format(),
+                    metalayers: Vec::new(),
+                };
+                a.copy::<Schunk>(&params).map(drop)
+            })
+        }?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_save_append(
+    array: *const b2nd_array_t,
+    urlpath: *const c_char,
+) -> i64 {
+    if array.is_null() {
+        return Error::NullPointer.code() as i64;
+    }
+    // SAFETY: a live array per the contract.
+    unsafe { blosc2_schunk_append_file((*array).sc, urlpath) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
+    run(|| {
+        // SAFETY: a live array per the contract.
+        let sc = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?.sc;
+        // SAFETY: its live super-chunk handle.
+        let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
+        let smeta = Schunk::meta_get(sc, "b2nd")
+            .or_else(|_| Schunk::meta_get(sc, "caterva"))
+            .map_err(|_| Error::MetalayerNotFound)?;
+        let (m, _) = meta::deserialize(smeta)?;
+        let join = |v: Vec<String>| v.join(", ");
+        let first_or_zero = |v: &[String]| if v.is_empty() { vec!["0".to_string()] } else { v.to_vec() };
+        let shape: Vec<String> = m.shape.iter().map(i64::to_string).collect();
+        let chunks: Vec<String> = m.chunkshape.iter().map(i32::to_string).collect();
+        let blocks: Vec<String> = m.blockshape.iter().map(i32::to_string).collect();
+        let mut text = format!(
+            "b2nd metalayer parameters:\n Ndim:       {}\n shape:      {}\n chunkshape: {}",
+            m.ndim(),
+            join(first_or_zero(&shape)),
+            join(first_or_zero(&chunks)),
+        );
+        if let Some(d) = &m.dtype {
+            text += &format!("\n dtype: {d}");
+        }
+        text += &format!("\n blockshape: {}\n", join(first_or_zero(&blocks)));
+        let text = CString::new(text.replace('\0', "")).map_err(|_| Error::Failure)?;
+        // SAFETY: printf with a "%s" format and one NUL-terminated string; C's stdout keeps
+        // the output in order with the caller's own printf calls.
+        unsafe { libc::printf(c"%s".as_ptr(), text.as_ptr()) };
+        Ok(0)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading and writing items
+
+/// The array's ndim (0 for NULL; the caller's function reports NULL itself).
+///
+/// # Safety
+/// `p` is NULL or a live array.
+unsafe fn ndim_of(p: *const b2nd_array_t) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { p.as_ref() }.map_or(0, |a| a.ndim.clamp(0, MAX_DIM as i8) as usize)
+}
+
+/// `buffersize` bytes at `buffer` (a negative size is `InvalidParam`).
+///
+/// # Safety
+/// `buffer` is NULL or valid for `buffersize` bytes.
+unsafe fn in_buffer<'a>(buffer: *const c_void, buffersize: i64) -> Result<&'a [u8]> {
+    let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+    // SAFETY: forwarded contract.
+    unsafe { in_items(buffer.cast::<u8>(), len) }
+}
+
+/// # Safety
+/// As for [`in_buffer`], writable and not aliased.
+unsafe fn out_buffer<'a>(buffer: *mut c_void, buffersize: i64) -> Result<&'a mut [u8]> {
+    let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+    // SAFETY: forwarded contract.
+    unsafe { out_items(buffer.cast::<u8>(), len) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_to_cbuffer(
+    array: *const b2nd_array_t,
+    buffer: *mut c_void,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() || buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; the buffer holds buffersize bytes.
+        unsafe {
+            let out = out_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.to_cbuffer(out))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
+    array: *const b2nd_array_t,
+    start: *const i64,
+    stop: *const i64,
+    buffer: *mut c_void,
+    buffershape: *const i64,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() || start.is_null() || stop.is_null() || buffershape.is_null() {
+            return Err(Error::NullPointer);
+        }
+        if buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; ndim items in each coordinate list; buffersize bytes of buffer.
+        unsafe {
+            let n = ndim_of(array);
+            let (start, stop, shape) =
+                (in_items(start, n)?, in_items(stop, n)?, in_items(buffershape, n)?);
+            let out = out_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.get_slice_cbuffer(start, stop, out, shape))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
+    buffer: *const c_void,
+    buffershape: *const i64,
+    buffersize: i64,
+    start: *const i64,
+    stop: *const i64,
+    array: *mut b2nd_array_t,
+) -> c_int {
+    run(|| {
+        if array.is_null() || start.is_null() || stop.is_null() || buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; ndim items in each coordinate list; buffersize bytes of buffer.
+        unsafe {
+            let n = ndim_of(array);
+            let (start, stop, shape) =
+                (in_items(start, n)?, in_items(stop, n)?, in_items(buffershape, n)?);
+            let data = in_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.set_slice_cbuffer(data, shape, start, stop))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
+    array: *const b2nd_array_t,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: ncoords coordinates and buffersize bytes, per the contract.
+        unsafe {
+            let coords = in_items(coords, n)?;
+            let out = if n == 0 {
+                &mut []
+            } else {
+                if buffer.is_null() {
+                    return Err(Error::NullPointer);
+                }
+                out_buffer(buffer, buffersize)?
+            };
+            with_array(array, |a| a.get_sparse_cbuffer(coords, out))?;
+        }
+        Ok(0)
+    })
+}
+
+/// The per-dimension index lists of an orthogonal selection, with c-blosc2's checks (an index
+/// above the extent is `InvalidIndex`; a buffer larger than the selection `InvalidParam`).
+///
+/// # Safety
+/// `selection` holds ndim pointers to `selection_size[i]` indices each.
+unsafe fn selection_of<'a>(
+    array: *const b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffersize: i64,
+) -> Result<Vec<&'a [i64]>> {
+    if array.is_null() || selection.is_null() || selection_size.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: live array.
+    let (n, typesize) = unsafe { (ndim_of(array), (*(*array).sc).typesize) };
+    // SAFETY: ndim pointers and sizes per the contract.
+    let (lists, sizes) = unsafe {
+        (
+            in_items(selection.cast_const(), n)?,
+            in_items(selection_size.cast_const(), n)?,
+        )
+    };
+    let mut out = Vec::with_capacity(n);
+    let mut sel_bytes = i64::from(typesize);
+    for (p, size) in lists.iter().zip(sizes) {
+        if p.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let len = usize::try_from(*size).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: `size` indices at `p`, per the contract.
+        out.push(unsafe { in_items(p.cast_const(), len)? });
+        sel_bytes = sel_bytes.saturating_mul(*size);
+    }
+    if sel_bytes < buffersize {
+        return Err(Error::InvalidParam);
+    }
+    Ok(out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
+    array: *const b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *mut c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        // SAFETY: per the contract (see selection_of); buffersize bytes of buffer, ndim extents.
+        unsafe {
+            let sel = selection_of(array, selection, selection_size, buffersize)?;
+            let shape = in_items(buffershape.cast_const(), ndim_of(array))?;
+            let out = out_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.get_orthogonal_selection(&sel, out, shape))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
+    array: *mut b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *const c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        // SAFETY: as in b2nd_get_orthogonal_selection.
+        unsafe {
+            let sel = selection_of(array, selection, selection_size, buffersize)?;
+            let shape = in_items(buffershape.cast_const(), ndim_of(array))?;
+            let data = in_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.set_orthogonal_selection(&sel, data, shape))?;
+        }
+        Ok(0)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// New arrays from arrays
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_slice(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+    src: *const b2nd_array_t,
+    start: *const i64,
+    stop: *const i64,
+) -> c_int {
+    run(|| {
+        if src.is_null() || start.is_null() || stop.is_null() || array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live context and array; ndim coordinates each.
+        unsafe {
+            let ctx = B2ndCtx::from_handle(ctx)?;
+            let n = ndim_of(src);
+            let (start, stop) = (in_items(start, n)?, in_items(stop, n)?);
+            // As c-blosc2 does, the context takes the slice's shape.
+            ctx.ndim = n;
+            for d in 0..n {
+                ctx.shape[d] = stop[d].wrapping_sub(start[d]);
+            }
+            let params = params_of(ctx)?;
+            let out = with_array(src, |a| a.get_slice::<Schunk>(&params, start, stop))?;
+            put(array, out)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_copy(
+    ctx: *mut b2nd_context_s,
+    src: *const b2nd_array_t,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    run(|| {
+        if src.is_null() || array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live context and array.
+        unsafe {
+            let ctx = B2ndCtx::from_handle(ctx)?;
+            let n = ndim_of(src);
+            ctx.ndim = n;
+            let shape = (*src).shape;
+            ctx.shape[..n].copy_from_slice(&shape[..n]);
+            let params = params_of(ctx)?;
+            let out = with_array(src, |a| a.copy::<Schunk>(&params))?;
+            put(array, out)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_concatenate(
+    ctx: *mut b2nd_context_s,
+    src1: *const b2nd_array_t,
+    src2: *const b2nd_array_t,
+    axis: i8,
+    copy: bool,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    run(|| {
+        if src1.is_null() || src2.is_null() || array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live arrays (and context when copying).
+        unsafe {
+            let n = ndim_of(src1);
+            let axis = usize::try_from(axis)
+                .ok()
+                .filter(|a| *a < n)
+                .ok_or(Error::InvalidParam)?;
+            if copy {
+                let mut fresh = ptr::null_mut();
+                let rc = b2nd_copy(ctx, src1, &mut fresh);
+                if rc < 0 {
+                    return Ok(rc);
+                }
+                let joined = with_array(src2, |b| with_array(fresh, |a| a.concatenate(b, axis)));
+                if let Err(e) = joined {
+                    b2nd_free(fresh);
+                    return Err(e);
+                }
+                *array = fresh;
+            } else {
+                with_array(src2, |b| with_array(src1, |a| a.concatenate(b, axis)))?;
+                *array = src1.cast_mut();
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// Shared body of squeeze / squeeze_index / expand_dims: a new in-memory array made by `f`.
+///
+/// # Safety
+/// `array` is NULL or live; `view` is NULL or writable.
+unsafe fn view_of(
+    array: *const b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    f: impl FnOnce(&Array<Schunk>) -> Result<Array<Schunk>>,
+) -> c_int {
+    run(|| {
+        if array.is_null() || view.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: forwarded contract.
+        unsafe {
+            let out = with_array(array, |a| f(a))?;
+            put(view, out)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_squeeze_index(
+    array: *mut b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    index: *const bool,
+) -> c_int {
+    // SAFETY: ndim flags at `index`, per the contract.
+    let index = match unsafe { in_items(index, ndim_of(array)) } {
+        Ok(i) => i,
+        Err(e) => return e.code(),
+    };
+    // SAFETY: forwarded contract.
+    unsafe { view_of(array, view, |a| a.squeeze_index(index)) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_squeeze(
+    array: *mut b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { view_of(array, view, Array::squeeze) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_expand_dims(
+    array: *const b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    axis: *const bool,
+    final_dims: u8,
+) -> c_int {
+    // SAFETY: final_dims flags at `axis`, per the contract.
+    let axis = match unsafe { in_items(axis, usize::from(final_dims)) } {
+        Ok(a) => a,
+        Err(e) => return e.code(),
+    };
+    // SAFETY: forwarded contract.
+    unsafe { view_of(array, view, |a| a.expand_dims(axis)) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changing the shape
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_resize(
+    array: *mut b2nd_array_t,
+    new_shape: *const i64,
+    start: *const i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() || new_shape.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; ndim items each (start may be NULL).
+        unsafe {
+            let n = ndim_of(array);
+            let shape = in_items(new_shape, n)?;
+            let start = if start.is_null() {
+                None
+            } else {
+                Some(in_items(start, n)?)
+            };
+            with_array(array, |a| a.resize(shape, start))?;
+        }
+        Ok(0)
+    })
+}
+
+/// `axis` as a dimension of the array, or `InvalidParam`.
+///
+/// # Safety
+/// `array` is live.
+unsafe fn axis_of(array: *const b2nd_array_t, axis: i8) -> Result<usize> {
+    // SAFETY: forwarded contract.
+    let n = unsafe { ndim_of(array) };
+    usize::try_from(axis)
+        .ok()
+        .filter(|a| *a < n)
+        .ok_or(Error::InvalidParam)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_insert(
+    array: *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+    axis: i8,
+    insert_start: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() || buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; buffersize bytes of buffer.
+        unsafe {
+            let axis = axis_of(array, axis)?;
+            let data = in_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.insert(data, axis, insert_start))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_append(
+    array: *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+    axis: i8,
+) -> c_int {
+    run(|| {
+        if array.is_null() || buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; buffersize bytes of buffer.
+        unsafe {
+            let axis = axis_of(array, axis)?;
+            let data = in_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.append(data, axis))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_delete(
+    array: *mut b2nd_array_t,
+    axis: i8,
+    delete_start: i64,
+    delete_len: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array.
+        unsafe {
+            let axis = axis_of(array, axis)?;
+            with_array(array, |a| a.delete(axis, delete_start, delete_len))?;
+        }
+        Ok(0)
     })
 }

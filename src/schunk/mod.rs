@@ -283,6 +283,13 @@ impl Schunk {
     pub fn dparams(&self) -> &DParams {
         &self.storage.dparams
     }
+    /// The compressor built from `cparams` (for callers that compress chunks themselves).
+    pub fn compressor(&self) -> &Compressor {
+        &self.compressor
+    }
+    pub fn decompressor(&self) -> &Decompressor {
+        &self.decompressor
+    }
     pub fn typesize(&self) -> i32 {
         self.storage.cparams.typesize
     }
