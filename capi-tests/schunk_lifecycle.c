@@ -419,10 +419,6 @@ static void errors(void) {
   fill(buf, CHUNKITEMS, 1);
   blosc2_schunk_append_buffer(sc, buf, sizeof(buf));
   blosc2_schunk_append_buffer(sc, buf, sizeof(buf));
-  int32_t *twice = calloc(2, sizeof(buf));
-  printf("append bigger buffer -> %lld\n",
-         (long long)blosc2_schunk_append_buffer(sc, twice, 2 * sizeof(buf)));
-  free(twice);
   uint8_t *chunk;
   bool needs_free;
   printf("get_chunk 5 -> %d\n", blosc2_schunk_get_chunk(sc, 5, &chunk, &needs_free));

@@ -841,6 +841,10 @@ BLOSC_EXPORT
 void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk,
                                      bool avoid_cframe_free);
 
+/**
+ * Compresses with the super-chunk's compression context (`cctx`, as c-blosc2 does) and
+ * appends the chunk.
+ */
 BLOSC_EXPORT
 int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
                                     const void *src,
@@ -934,6 +938,10 @@ struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
                                                 int64_t len,
                                                 bool copy);
 
+/**
+ * The super-chunk as a cframe: the in-memory frame itself (needs_free false) or a copy
+ * (malloc'd, needs_free true).
+ */
 BLOSC_EXPORT
 int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
                                 uint8_t **cframe,

@@ -217,3 +217,36 @@ fn frames_round_trip_through_file_buffer_and_offset() {
     assert!(Schunk::open(&file).is_err());
     std::fs::remove_file(&file).unwrap();
 }
+
+#[test]
+fn updates_that_grow_shrink_and_turn_special_are_byte_identical() {
+    let path = scratch("edited2.b2frame");
+    let mut sc = Schunk::new(storage(Some(&path), true, 4)).unwrap();
+    append_data(&mut sc, 4, 0);
+    let compress = |src: &[u8]| {
+        let mut list = Schunk::new(storage(None, false, 4)).unwrap();
+        list.append_buffer(src).unwrap();
+        list.get_chunk(0).unwrap().into_owned()
+    };
+    let mut x: u32 = 12345;
+    let noisy: Vec<u8> = (0..CHUNK_ITEMS)
+        .flat_map(|_| {
+            x = x.wrapping_mul(1103515245).wrapping_add(12345);
+            ((x >> 8) as i32).to_le_bytes()
+        })
+        .collect();
+    sc.update_chunk(1, &compress(&noisy)).unwrap();
+    sc.update_chunk(2, &compress(&5i32.to_le_bytes().repeat(CHUNK_ITEMS)))
+        .unwrap();
+    sc.update_chunk(0, &special(Special::Zero, None)).unwrap();
+    sc.update_chunk(0, &compress(&fill(CHUNK_ITEMS, 33)))
+        .unwrap();
+    sc.delete_chunk(3).unwrap();
+    assert_eq!(sc.cbytes(), 36591);
+    drop(sc);
+    let ours = std::fs::read(&path).unwrap();
+    let theirs = std::fs::read(reference("edited2.b2frame")).unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    assert_eq!(ours, theirs);
+    std::fs::remove_file(&path).unwrap();
+}

@@ -363,6 +363,9 @@ fn getitem_items(
     if nitems * ts > dst.len() as i64 {
         return Err(Error::WriteBuffer);
     }
+    if nitems == 0 {
+        return Ok(0);
+    }
     let stop = start + nitems;
     if start < 0 || start * ts > h.nbytes as i64 || stop < start || stop * ts > h.nbytes as i64 {
         return Err(Error::InvalidParam);
@@ -430,7 +433,9 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
                 out_bytes(dest, destsize as i64)?,
             )
         };
-        if start < 0 || nbytes < 0 {
+        let ts = ChunkHeader::parse(src)?.typesize as i32;
+        // Whole items only, as c-blosc2 demands.
+        if start < 0 || nbytes < 0 || start % ts != 0 || nbytes % ts != 0 {
             return Err(Error::InvalidParam);
         }
         let n = decompress::getitem_bytes(
@@ -835,7 +840,7 @@ fn complib_name(format: u8) -> Option<&'static CStr> {
 
 /// A NUL-terminated copy of a registered codec's name that lives as long as the process
 /// (registrations are never undone either).
-fn registered_name(name: &str) -> &'static CStr {
+pub(crate) fn registered_name(name: &str) -> &'static CStr {
     use std::collections::HashMap;
     use std::ffi::CString;
     use std::sync::Mutex;
@@ -1022,7 +1027,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         let src = unsafe { in_bytes(src, srcsize as i64) }?;
         let nblocks = vlblocks::nblocks(src)?;
         if maxblocks < nblocks {
-            return Err(Error::WriteBuffer);
+            return Err(Error::InvalidParam);
         }
         if dests.is_null() || destsizes.is_null() {
             return Err(Error::NullPointer);

@@ -80,7 +80,9 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
             };
             // SAFETY: entries are leaked boxes, valid forever.
             if reg.iter().any(|e| unsafe { (*e.0).id } == cb.id) {
-                return Error::Failure.code();
+                // Registering the same id again is accepted (and changes nothing), as in
+                // c-blosc2.
+                return 0;
             }
             if reg.len() >= MAX_REGISTERED + 1 {
                 return Error::Failure.code();
@@ -133,6 +135,18 @@ unsafe impl Sync for CallbackIo {}
 
 impl Io for CallbackIo {
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
+        if mode == OpenMode::Create {
+            // The core reads back what it writes through the same store, and "wb" streams are
+            // write-only: create the file, then keep it open for reading and writing.
+            drop(self.open_mode(path, OpenMode::Create)?);
+            return self.open_mode(path, OpenMode::ReadWrite);
+        }
+        self.open_mode(path, mode)
+    }
+}
+
+impl CallbackIo {
+    fn open_mode(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
         let open = self.cb.open.ok_or(Error::PluginIo)?;
         let cpath =
             CString::new(path.to_string_lossy().as_bytes()).map_err(|_| Error::InvalidParam)?;

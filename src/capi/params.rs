@@ -238,7 +238,15 @@ unsafe impl Send for CFilter {}
 unsafe impl Sync for CFilter {}
 
 impl UserFilter for CFilter {
-    fn forward(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, _nblock: i32) -> i32 {
+    fn forward(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &CParams,
+        _nblock: i32,
+        _typesize: i32,
+    ) -> i32 {
         let Some(forward) = self.forward else {
             return Error::FilterPipeline.code();
         };
@@ -255,12 +263,15 @@ impl UserFilter for CFilter {
         meta: u8,
         params: &DParams,
         _nblock: i32,
+        typesize: i32,
     ) -> i32 {
         let Some(backward) = self.backward else {
             return Error::FilterPipeline.code();
         };
         let len = src.len().min(dst.len()) as i32;
         let mut dp = dparams_to_c(params);
+        // c-blosc2 reports the chunk's typesize in the dparams it gives filters.
+        dp.typesize = typesize;
         // SAFETY: the caller's filter, given `len` readable and writable bytes.
         unsafe { backward(src.as_ptr(), dst.as_mut_ptr(), len, meta, &mut dp, self.id) }
     }

@@ -22,7 +22,8 @@ use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
 use crate::capi::library::{c_str, guard};
 use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
 use crate::capi::types::*;
-use crate::chunk::header::Special;
+use crate::chunk::header::{Special, MAX_OVERHEAD};
+use crate::chunk::ChunkHeader;
 use crate::frame::header::Meta;
 use crate::frame::io::{Io, SharedBytes};
 use crate::schunk::{Schunk, Storage};
@@ -41,6 +42,10 @@ pub(crate) struct SchunkHandle {
     urlpath: Option<CString>,
     /// `blosc2_schunk_avoid_cframe_free`: the caller took the in-memory frame buffer.
     avoid_cframe_free: bool,
+    /// The block size of the last chunk the super-chunk compressed (c-blosc2's
+    /// `cctx->blocksize`, which copies and frames written from this super-chunk inherit when
+    /// their parameters leave the block size automatic).
+    cctx_blocksize: i32,
     /// Something for `mirror.frame` to point at while the super-chunk has a frame (the frame
     /// struct is opaque in C; only its NULL-ness is observable).
     frame_token: u64,
@@ -164,6 +169,7 @@ impl SchunkHandle {
             io,
             urlpath: None,
             avoid_cframe_free: false,
+            cctx_blocksize: 0,
             frame_token: 0,
         });
         let at: *mut blosc2_schunk = &mut h.mirror;
@@ -205,7 +211,8 @@ impl SchunkHandle {
             .map_or(ptr::null_mut(), Context::into_handle);
         self.mirror.dctx = Context::new_decompress(&self.dparams, |_| {})
             .map_or(ptr::null_mut(), Context::into_handle);
-        self.mirror.current_nchunk = -1;
+        self.mirror.current_nchunk = 0;
+        self.cctx_blocksize = self.schunk.cparams().blocksize;
         self.sync();
     }
 
@@ -364,6 +371,58 @@ unsafe fn storage_from_c_for(
     Ok((storage, io))
 }
 
+impl SchunkHandle {
+    /// The compression parameters a copy of this super-chunk gets when its storage names none:
+    /// as in c-blosc2, a zeroed `blosc2_cparams` with the super-chunk's typesize, clevel, codec,
+    /// dictionary flag, filters and block size (an automatic block size resolved to the last
+    /// one its compression context used); everything else, nthreads included, stays 0.
+    fn copy_cparams(&self, at: *mut blosc2_schunk) -> crate::chunk::CParams {
+        let src = cparams_to_c(self.schunk.cparams());
+        // SAFETY: all-zero bytes are a valid blosc2_cparams (integers, NULL pointers, None).
+        let mut cp: blosc2_cparams = unsafe { std::mem::zeroed() };
+        cp.typesize = src.typesize;
+        cp.clevel = src.clevel;
+        cp.compcode = src.compcode;
+        cp.use_dict = src.use_dict;
+        cp.blocksize = if src.blocksize == 0 {
+            self.cctx_blocksize
+        } else {
+            src.blocksize
+        };
+        cp.filters = src.filters;
+        cp.filters_meta = src.filters_meta;
+        // c-blosc2 leaves splitmode 0 here, which its frames record as the default mode.
+        cp.splitmode = cparams_to_c(&Default::default()).splitmode;
+        cp.schunk = at.cast();
+        cparams_from_c(&cp)
+    }
+
+    /// A contiguous copy of the super-chunk (in memory, or at `urlpath`), as
+    /// `blosc2_schunk_to_buffer`/`_to_file` make one.
+    fn contiguous_copy(&self, urlpath: Option<PathBuf>) -> Result<Schunk> {
+        let storage = Storage {
+            contiguous: true,
+            urlpath,
+            cparams: self.copy_cparams(ptr::null_mut()),
+            dparams: Default::default(),
+            io: self.schunk.storage().io.clone(),
+        };
+        copy_schunk(&self.schunk, storage)
+    }
+}
+
+/// `src` copied into `storage` as `blosc2_schunk_copy` does: the core's copy, then each
+/// vlmetalayer re-added from its decompressed content with the default parameters (c-blosc2
+/// recompresses them rather than copying the stored bytes).
+fn copy_schunk(src: &Schunk, storage: Storage) -> Result<Schunk> {
+    let mut out = src.copy(storage)?;
+    for m in src.vlmetalayers() {
+        let content = src.vlmeta_get(&m.name)?;
+        out.vlmeta_update(&m.name, &content, None)?;
+    }
+    Ok(out)
+}
+
 // ----- helpers ------------------------------------------------------------------------------
 
 fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
@@ -519,7 +578,8 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 ) -> *mut blosc2_schunk {
     run_ptr(|| {
         // SAFETY: schunk is NULL or live per the API.
-        let src = unsafe { read(schunk) }?;
+        let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
+        let src = &h.schunk;
         // SAFETY: storage is NULL or valid per the API.
         let (_, io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
         // c-blosc2 keeps the source's compression parameters when the storage names none.
@@ -529,11 +589,9 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
             // SAFETY: as above.
             let (mut st, _) = unsafe { storage_from_c_for(storage, at) }?;
             if keep_cparams {
-                let mut cp = cparams_to_c(src.cparams());
-                cp.schunk = at.cast();
-                st.cparams = cparams_from_c(&cp);
+                st.cparams = h.copy_cparams(at);
             }
-            src.copy(st).map_err(|_| Error::SchunkCopy)
+            copy_schunk(src, st).map_err(|_| Error::SchunkCopy)
         })
     })
 }
@@ -569,6 +627,8 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
 
 // ----- chunks -------------------------------------------------------------------------------
 
+/// Compresses with the super-chunk's compression context (`cctx`, as c-blosc2 does) and
+/// appends the chunk.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_buffer(
     schunk: *mut blosc2_schunk,
@@ -582,11 +642,20 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         // SAFETY: src holds nbytes readable bytes per the API.
         let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), nbytes as usize) };
         // SAFETY: schunk is NULL or live per the API.
-        let n = unsafe { read(schunk) }?.nchunks();
-        // SAFETY: live (checked just above).
-        unsafe { set_current_nchunk(schunk, n) };
-        // SAFETY: schunk is live per the API.
-        unsafe { modify(schunk, |s| s.append_buffer(data)) }
+        let h = unsafe { handle_mut(schunk) }.ok_or(Error::NullPointer)?;
+        h.mirror.current_nchunk = h.schunk.nchunks();
+        // SAFETY: the handle's own context, live while the handle is.
+        let ctx = unsafe { Context::from_handle(h.mirror.cctx) }.ok_or(Error::NullPointer)?;
+        let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
+        let n = ctx.compressor()?.compress(data, &mut chunk)?;
+        if n == 0 {
+            return Err(Error::Failure);
+        }
+        chunk.truncate(n);
+        h.cctx_blocksize = ChunkHeader::parse(&chunk)?.blocksize;
+        let r = h.schunk.append_chunk_owned(chunk);
+        h.sync();
+        r
     })
 }
 
@@ -713,6 +782,13 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
 
 /// Byte length of items `start..stop` of the super-chunk, checked.
 fn slice_len(s: &Schunk, start: i64, stop: i64) -> Result<usize> {
+    // c-blosc2 answers a slice past the end with a plain failure.
+    if stop
+        .checked_mul(s.typesize() as i64)
+        .is_none_or(|b| b > s.nbytes())
+    {
+        return Err(Error::Failure);
+    }
     let n = stop
         .checked_sub(start)
         .and_then(|n| n.checked_mul(s.typesize() as i64))
@@ -943,7 +1019,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             if copy {
                 // SAFETY: cframe holds len bytes per the API.
                 let bytes = unsafe { std::slice::from_raw_parts(cframe, len) }.to_vec();
-                Schunk::from_vec(bytes)
+                Schunk::from_buffer(Arc::new(bytes), true)
             } else {
                 let shared: SharedBytes = Arc::new(CBuffer { ptr: cframe, len });
                 Schunk::from_buffer(shared, false)
@@ -952,6 +1028,8 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     })
 }
 
+/// The super-chunk as a cframe: the in-memory frame itself (needs_free false) or a copy
+/// (malloc'd, needs_free true).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     schunk: *mut blosc2_schunk,
@@ -960,11 +1038,17 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
 ) -> i64 {
     run64(|| {
         // SAFETY: schunk is NULL or live per the API.
-        let s = unsafe { read(schunk) }?;
+        let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
         if cframe.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
         }
-        let bytes = s.to_buffer().map_err(|_| Error::SchunkCopy)?;
+        let bytes = match h.schunk.frame().and_then(|f| f.as_bytes()) {
+            Some(b) => Cow::Borrowed(b),
+            None => {
+                let copy = h.contiguous_copy(None).map_err(|_| Error::SchunkCopy)?;
+                Cow::Owned(copy.frame().ok_or(Error::SchunkCopy)?.to_vec()?)
+            }
+        };
         // SAFETY: outputs checked non-NULL, writable per the API.
         Ok(unsafe { give_chunk(bytes, cframe, needs_free) }? as i64)
     })
@@ -977,8 +1061,13 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
 ) -> i64 {
     run64(|| {
         // SAFETY: schunk is NULL or live; urlpath NULL or a C string, per the API.
-        let (s, path) = unsafe { (read(schunk)?, c_path(urlpath)?) };
-        s.to_file(&path)
+        let (h, path) = unsafe { (handle(schunk).ok_or(Error::NullPointer)?, c_path(urlpath)?) };
+        if h.schunk.frame().and_then(|f| f.as_bytes()).is_some() {
+            return h.schunk.to_file(&path);
+        }
+        Ok(h.contiguous_copy(Some(path))
+            .map_err(|_| Error::SchunkCopy)?
+            .frame_len())
     })
 }
 
@@ -989,8 +1078,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
 ) -> i64 {
     run64(|| {
         // SAFETY: as in to_file.
-        let (s, path) = unsafe { (read(schunk)?, c_path(urlpath)?) };
-        s.append_file(&path)
+        let (h, path) = unsafe { (handle(schunk).ok_or(Error::NullPointer)?, c_path(urlpath)?) };
+        if h.schunk.frame().and_then(|f| f.as_bytes()).is_some() {
+            return h.schunk.append_file(&path);
+        }
+        let copy = h.contiguous_copy(None).map_err(|_| Error::SchunkCopy)?;
+        copy.append_file(&path)
     })
 }
 

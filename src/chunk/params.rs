@@ -26,8 +26,25 @@ pub trait UserCodec: Send + Sync {
 
 /// A user-registered filter, as the core sees it.
 pub trait UserFilter: Send + Sync {
-    fn forward(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, nblock: i32) -> i32;
-    fn backward(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, nblock: i32) -> i32;
+    /// `typesize` is the chunk's item size (the header's, when decompressing).
+    fn forward(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &CParams,
+        nblock: i32,
+        typesize: i32,
+    ) -> i32;
+    fn backward(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &DParams,
+        nblock: i32,
+        typesize: i32,
+    ) -> i32;
 }
 
 /// Per-block callback run before the filters (prefilter) or after them (postfilter).

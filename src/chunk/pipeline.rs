@@ -65,7 +65,11 @@ fn forward_one(
                 .iter()
                 .find(|(id, _)| *id == f)
                 .ok_or(Error::FilterPipeline)?;
-            if uf.1.forward(src, dst, meta, params, nblock as i32) != 0 {
+            if uf
+                .1
+                .forward(src, dst, meta, params, nblock as i32, typesize as i32)
+                != 0
+            {
                 return Err(Error::FilterPipeline);
             }
         }
@@ -202,7 +206,8 @@ fn backward_one(
                 .iter()
                 .find(|(id, _)| *id == f)
                 .ok_or(Error::FilterPipeline)?;
-            let rc = uf.1.backward(src, dst, meta, bw.dparams, nblock as i32);
+            let rc =
+                uf.1.backward(src, dst, meta, bw.dparams, nblock as i32, ts as i32);
             if rc != 0 {
                 return Err(if rc < 0 {
                     Error::from_code(rc).unwrap_or(Error::FilterPipeline)

@@ -119,6 +119,12 @@ pub fn codec_by_complib(complib: u8) -> Option<CodecEntry> {
     codecs.iter().find(|c| c.complib == complib).cloned()
 }
 
+/// The registered codec with this name.
+pub fn codec_by_name(name: &str) -> Option<CodecEntry> {
+    let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
+    codecs.iter().find(|c| c.name == name).cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,10 +140,10 @@ mod tests {
         }
     }
     impl UserFilter for Nop {
-        fn forward(&self, _: &[u8], _: &mut [u8], _: u8, _: &CParams, _: i32) -> i32 {
+        fn forward(&self, _: &[u8], _: &mut [u8], _: u8, _: &CParams, _: i32, _: i32) -> i32 {
             0
         }
-        fn backward(&self, _: &[u8], _: &mut [u8], _: u8, _: &DParams, _: i32) -> i32 {
+        fn backward(&self, _: &[u8], _: &mut [u8], _: u8, _: &DParams, _: i32, _: i32) -> i32 {
             0
         }
     }
@@ -170,6 +176,7 @@ mod tests {
         assert_eq!(register_codec(codec(250, "other")), Err(Error::CodecParam));
         assert_eq!(super::codec(250).map(|c| c.name), Some("reg-test".into()));
         assert_eq!(codec_by_complib(7).map(|c| c.id), Some(250));
+        assert_eq!(codec_by_name("reg-test").map(|c| c.id), Some(250));
         assert!(all_codecs().iter().any(|(id, _)| *id == 250));
 
         assert_eq!(register_filter(filter(32, "f")), Err(Error::Failure));

@@ -339,6 +339,130 @@ impl Frame {
         }
     }
 
+    /// Chunk `n` as c-blosc2's `frame_get_lazychunk` returns it: the chunk itself when the
+    /// frame is in memory (or the chunk is special); for frames on disk a *lazy* chunk: the
+    /// header and block starts only, flagged lazy, followed by the chunk's number, its position
+    /// (in the frame; for sframes its file id) and the compressed size of every block, so that
+    /// decompression reads just the blocks it needs (see the `LazyBlocks` impl).
+    pub fn lazy_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let idx = usize::try_from(n).map_err(|_| Error::InvalidParam)?;
+        let offset = *self.offsets.get(idx).ok_or(Error::InvalidParam)?;
+        if offset < 0 || self.as_bytes().is_some() {
+            return self.chunk(n);
+        }
+        let (store, pos, _chunk_file);
+        match &self.backing {
+            Backing::Contiguous {
+                store: s,
+                offset: base,
+            } => {
+                if offset
+                    > self
+                        .header
+                        .cbytes
+                        .saturating_sub(EXTENDED_HEADER_LENGTH as i64)
+                {
+                    return Err(Error::InvalidHeader);
+                }
+                store = &**s;
+                pos = base + self.header.header_len as u64 + offset as u64;
+                _chunk_file = None;
+            }
+            Backing::Sparse { dir, .. } => {
+                let f = self
+                    .io
+                    .open(&sframe_chunk_path(dir, offset), OpenMode::Read)?;
+                _chunk_file = Some(f);
+                store = &**_chunk_file.as_ref().ok_or(Error::FileOpen)?;
+                pos = 0;
+            }
+        }
+        let head = read_vec(store, pos, EXTENDED_HEADER_LENGTH)?;
+        let h = ChunkHeader::parse(&head)?;
+        if (h.cbytes as usize) < EXTENDED_HEADER_LENGTH || h.blocksize <= 0 {
+            return Err(Error::InvalidHeader);
+        }
+        let (nblocks, leftover) = h.nblocks_leftover();
+        if nblocks == 0 || nblocks > i32::MAX as usize {
+            return Err(Error::InvalidHeader);
+        }
+        let special = h.special_raw();
+        if special == Special::Value as u8 {
+            let len = EXTENDED_HEADER_LENGTH + h.typesize as usize;
+            return Ok(Cow::Owned(read_vec(store, pos, len)?));
+        }
+        if special != 0 {
+            return Err(Error::InvalidHeader);
+        }
+        let bstarts_len = 4 * nblocks;
+        if !h.memcpyed() && bstarts_len > h.cbytes as usize - EXTENDED_HEADER_LENGTH {
+            return Err(Error::InvalidHeader);
+        }
+        let streams_at = if h.memcpyed() {
+            EXTENDED_HEADER_LENGTH
+        } else {
+            EXTENDED_HEADER_LENGTH + bstarts_len
+        };
+        let trailer_at = EXTENDED_HEADER_LENGTH + bstarts_len;
+        let mut lazy = vec![0u8; trailer_at + 12 + bstarts_len];
+        read_exact_at(store, pos, &mut lazy[..streams_at])?;
+        lazy[31] |= crate::chunk::header::LAZY_CHUNK;
+        let (id, at) = if self.is_sparse() {
+            (offset as i32, offset)
+        } else {
+            (n as i32, self.header.header_len as i64 + offset)
+        };
+        lazy[trailer_at..trailer_at + 4].copy_from_slice(&id.to_le_bytes());
+        lazy[trailer_at + 4..trailer_at + 12].copy_from_slice(&at.to_le_bytes());
+        let mut csizes = vec![0i32; nblocks];
+        if h.memcpyed() {
+            csizes.fill(h.blocksize);
+            if leftover > 0 {
+                csizes[nblocks - 1] = leftover as i32;
+            }
+        } else {
+            // Blocks may be stored out of order (written by several threads): a block's size is
+            // the distance to the next start in storage order, the last one runs to the end.
+            let starts: Vec<i32> = lazy[EXTENDED_HEADER_LENGTH..trailer_at]
+                .chunks_exact(4)
+                .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let mut order: Vec<usize> = (0..nblocks).collect();
+            order.sort_by_key(|&i| starts[i]);
+            for w in order.windows(2) {
+                csizes[w[0]] = starts[w[1]].wrapping_sub(starts[w[0]]);
+            }
+            let last = order[nblocks - 1];
+            csizes[last] = h.cbytes.wrapping_sub(starts[last]);
+        }
+        for (i, c) in csizes.iter().enumerate() {
+            let at = trailer_at + 12 + 4 * i;
+            lazy[at..at + 4].copy_from_slice(&c.to_le_bytes());
+        }
+        Ok(Cow::Owned(lazy))
+    }
+
+    /// The whole chunk a lazy chunk stands for (read from where its trailer says it is).
+    pub fn unlazy(&self, lazy: &[u8]) -> Result<Vec<u8>> {
+        let h = ChunkHeader::parse(lazy)?;
+        let (nblocks, _) = h.nblocks_leftover();
+        let at = EXTENDED_HEADER_LENGTH + 4 * nblocks;
+        let t = lazy.get(at..at + 12).ok_or(Error::ReadBuffer)?;
+        let position = i64::from_le_bytes(t[4..12].try_into().map_err(|_| Error::ReadBuffer)?);
+        let cbytes = usize::try_from(h.cbytes).map_err(|_| Error::InvalidHeader)?;
+        let mut whole = crate::chunk::decompress::LazyBlocks::read_block(
+            self,
+            0,
+            position,
+            0,
+            i32::try_from(cbytes).map_err(|_| Error::InvalidHeader)?,
+        )?;
+        if whole.len() > 31 {
+            whole[31] &= !crate::chunk::header::LAZY_CHUNK;
+        }
+        Ok(whole)
+    }
+
     // ----- writing -------------------------------------------------------------------------
 
     /// Creates a frame with no chunks in `backing` (the store is truncated to it).
@@ -496,4 +620,48 @@ fn write_frame(
 /// The special kind of a chunk frames store only as an offset value (zeros, NaNs, uninit).
 pub fn chunk_special(chunk: &[u8]) -> Option<Special> {
     offsets::chunk_offset_special(chunk)
+}
+
+impl crate::chunk::decompress::LazyBlocks for Frame {
+    /// Reads `len` bytes at `offset` of the chunk that starts at `chunk_offset` of the frame (for
+    /// sframes, `chunk_offset` is the chunk file id).
+    fn read_block(
+        &self,
+        _nchunk: i32,
+        chunk_offset: i64,
+        offset: i64,
+        len: i32,
+    ) -> Result<Vec<u8>> {
+        let (Ok(chunk_offset), Ok(offset), Ok(len)) = (
+            u64::try_from(chunk_offset),
+            u64::try_from(offset),
+            usize::try_from(len),
+        ) else {
+            return Err(Error::Data);
+        };
+        match &self.backing {
+            Backing::Contiguous {
+                store,
+                offset: base,
+            } => {
+                let end = chunk_offset
+                    .checked_add(offset)
+                    .and_then(|p| p.checked_add(len as u64))
+                    .ok_or(Error::Data)?;
+                if end > self.header.frame_len as u64 {
+                    return Err(Error::ReadBuffer);
+                }
+                read_vec(&**store, base + chunk_offset + offset, len)
+            }
+            Backing::Sparse { dir, .. } => {
+                let f = self
+                    .io
+                    .open(&sframe_chunk_path(dir, chunk_offset as i64), OpenMode::Read)?;
+                if offset.saturating_add(len as u64) > f.size()? {
+                    return Err(Error::ReadBuffer);
+                }
+                read_vec(&*f, offset, len)
+            }
+        }
+    }
 }

@@ -355,9 +355,33 @@ impl Schunk {
         }
     }
 
-    /// Like `get_chunk`; chunks on disk are read whole (no lazy chunks yet).
+    /// Like `get_chunk`, but a chunk of a frame on disk comes back lazy (see
+    /// `Frame::lazy_chunk`); decompress it with `decompress_lazy`.
     pub fn get_lazychunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
-        self.get_chunk(nchunk)
+        let i = self.index(nchunk)?;
+        match &self.chunks {
+            Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
+            Chunks::Frame(f) => f.lazy_chunk(nchunk),
+        }
+    }
+
+    /// Decompresses a chunk returned by `get_lazychunk` (lazy or not) into `dst`.
+    pub fn decompress_lazy(
+        &self,
+        chunk: &[u8],
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+    ) -> Result<usize> {
+        let h = ChunkHeader::parse(chunk)?;
+        let frame = self.frame();
+        if h.is_lazy() && h.is_vl_blocks() {
+            // The chunk engine decodes VL-block chunks from whole chunks only.
+            let whole = frame.ok_or(Error::InvalidParam)?.unlazy(chunk)?;
+            return self.decompressor.decompress(&whole, dst, maskout);
+        }
+        let reader = frame.map(|f| f as &dyn crate::chunk::decompress::LazyBlocks);
+        self.decompressor
+            .decompress_with(chunk, dst, maskout, reader)
     }
 
     /// Decompresses chunk `nchunk` into `dst`; returns its size. `maskout` skips blocks.
@@ -367,12 +391,17 @@ impl Schunk {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
-        let chunk = self.get_chunk(nchunk)?;
+        // With a mask, a chunk on disk is read lazily: masked-out blocks are never read.
+        let chunk = if maskout.is_some() {
+            self.get_lazychunk(nchunk)?
+        } else {
+            self.get_chunk(nchunk)?
+        };
         let h = ChunkHeader::parse(&chunk)?;
         if dst.len() < h.nbytes as usize {
             return Err(Error::InvalidParam);
         }
-        let n = self.decompressor.decompress(&chunk, dst, maskout)?;
+        let n = self.decompress_lazy(&chunk, dst, maskout)?;
         if n != h.nbytes as usize {
             return Err(Error::Failure);
         }

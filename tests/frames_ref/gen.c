@@ -52,6 +52,11 @@ static int dump_schunk(const char *name, blosc2_schunk *sc) {
     printf("%s chunk %lld %d %d %016llx %016llx\n", name, (long long)n, d, cb,
            (unsigned long long)(d >= 0 ? fnv1a(buf, d) : 0), (unsigned long long)chash);
     free(buf);
+    uint8_t *lazy;
+    int lb = blosc2_schunk_get_lazychunk(sc, n, &lazy, &needs_free);
+    if (lb < 0) { printf("%s lazy %lld error %d\n", name, (long long)n, lb); continue; }
+    printf("%s lazy %lld %d %016llx\n", name, (long long)n, lb, (unsigned long long)fnv1a(lazy, lb));
+    if (needs_free) free(lazy);
   }
   return 0;
 }
@@ -164,6 +169,27 @@ static int write_all(const char *dir) {
   free(chunk);
   blosc2_schunk_free(sc);
 
+  /* 7. updates that grow, shrink, turn special and back, then a delete of the last chunk */
+  snprintf(path, sizeof path, "%s/edited2.b2frame", dir); remove(path);
+  sc = new_schunk(path, true, 4);
+  append_data(sc, 4, 0);
+  chunk = malloc(CHUNK_ITEMS * 4 + BLOSC2_MAX_OVERHEAD);
+  uint32_t x = 12345;
+  for (int i = 0; i < CHUNK_ITEMS; i++) { x = x * 1103515245u + 12345u; buf[i] = (int32_t)(x >> 8); }
+  cb = blosc2_compress_ctx(sc->cctx, buf, CHUNK_ITEMS * 4, chunk, CHUNK_ITEMS * 4 + BLOSC2_MAX_OVERHEAD);
+  blosc2_schunk_update_chunk(sc, 1, chunk, true);
+  for (int i = 0; i < CHUNK_ITEMS; i++) buf[i] = 5;
+  cb = blosc2_compress_ctx(sc->cctx, buf, CHUNK_ITEMS * 4, chunk, CHUNK_ITEMS * 4 + BLOSC2_MAX_OVERHEAD);
+  blosc2_schunk_update_chunk(sc, 2, chunk, true);
+  blosc2_chunk_zeros(cp, CHUNK_ITEMS * 4, special, sizeof special);
+  blosc2_schunk_update_chunk(sc, 0, special, true);
+  fill(buf, CHUNK_ITEMS, 33);
+  cb = blosc2_compress_ctx(sc->cctx, buf, CHUNK_ITEMS * 4, chunk, CHUNK_ITEMS * 4 + BLOSC2_MAX_OVERHEAD);
+  blosc2_schunk_update_chunk(sc, 0, chunk, true);
+  blosc2_schunk_delete_chunk(sc, 3);
+  free(chunk);
+  blosc2_schunk_free(sc);
+
   /* 6. fill_special frame */
   sc = new_schunk(NULL, true, 4);
   blosc2_schunk_fill_special(sc, 25000, BLOSC2_SPECIAL_ZERO, CHUNK_ITEMS * 4);
@@ -179,7 +205,17 @@ int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "write") == 0) return write_all(argv[2]);
   if (argc >= 2 && strcmp(argv[1], "dump") == 0) {
     for (int i = 2; i < argc; i++) {
-      blosc2_schunk *sc = blosc2_schunk_open(argv[i]);
+      /* "path@offset" opens the frame at that offset of the file. */
+      char path[4096];
+      snprintf(path, sizeof path, "%s", argv[i]);
+      char *at = strrchr(path, '@');
+      blosc2_schunk *sc;
+      if (at != NULL) {
+        *at = '\0';
+        sc = blosc2_schunk_open_offset(path, strtoll(at + 1, NULL, 10));
+      } else {
+        sc = blosc2_schunk_open(path);
+      }
       const char *base = strrchr(argv[i], '/'); base = base ? base + 1 : argv[i];
       if (sc == NULL) { printf("%s open-failed\n", base); continue; }
       dump_schunk(base, sc);
