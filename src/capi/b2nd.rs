@@ -1107,6 +1107,11 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         // SAFETY: ncoords coordinates and buffersize bytes, per the contract.
         unsafe {
             let coords = in_items(coords, n)?;
+            // c-blosc2 reports a coordinate outside the array as a bad parameter.
+            let nitems = (*array).nitems;
+            if coords.iter().any(|c| *c < 0 || *c >= nitems) {
+                return Err(Error::InvalidParam);
+            }
             let out = if n == 0 {
                 &mut []
             } else {
