@@ -596,6 +596,67 @@ static void views_and_concat(void) {
   free(model);
 }
 
+/* A 0-d array, an array with a zero extent, and a frame opened without copying. */
+static void special_shapes(void) {
+  printf("special shapes\n");
+  blosc2_cparams cp;
+  blosc2_storage st;
+  spec_t s0 = {.ndim = 0, .typesize = 8, .dtype = "<f8"};
+  b2nd_context_t *ctx = make_ctx(&s0, NULL, &cp, &st);
+  double x = 2.5, y = 0;
+  b2nd_array_t *a = NULL;
+  RC(b2nd_from_cbuffer(ctx, &a, &x, 8));
+  print_fields("0-d", a);
+  RC(b2nd_to_cbuffer(a, &y, 8));
+  printf("  0-d value %g\n", y);
+  CHECK(y == 2.5, "0-d value");
+  double z = -1;
+  int64_t none[1] = {0}; /* c-blosc2 wants non-NULL coordinates even for 0-d */
+  RC(b2nd_set_slice_cbuffer(&z, none, 8, none, none, a));
+  RC(b2nd_get_slice_cbuffer(a, none, none, &y, none, 8));
+  printf("  0-d value after set %g\n", y);
+  CHECK(y == -1, "0-d set");
+  b2nd_free(a);
+  b2nd_free_ctx(ctx);
+
+  spec_t sz = {.ndim = 2, .shape = {0, 5}, .chunkshape = {2, 3}, .blockshape = {1, 2},
+               .typesize = 4};
+  ctx = make_ctx(&sz, NULL, &cp, &st);
+  RC(b2nd_zeros(ctx, &a));
+  print_fields("zero extent", a);
+  uint8_t dummy[4];
+  RC(b2nd_to_cbuffer(a, dummy, 0));
+  int64_t newshape[2] = {3, 5};
+  RC(b2nd_resize(a, newshape, NULL));
+  print_fields("zero extent resized", a);
+  uint8_t zeros[60] = {0};
+  check_data("zero extent resized", a, zeros);
+  b2nd_free(a);
+  b2nd_free_ctx(ctx);
+
+  spec_t s1 = {.ndim = 2, .shape = {9, 7}, .chunkshape = {4, 4}, .blockshape = {2, 3},
+               .typesize = 2, .contiguous = 1};
+  ctx = make_ctx(&s1, NULL, &cp, &st);
+  uint8_t *m = make_data(63, 2, 8);
+  RC(b2nd_from_cbuffer(ctx, &a, m, 126));
+  uint8_t *cframe;
+  int64_t len;
+  bool needs_free;
+  RC(b2nd_to_cframe(a, &cframe, &len, &needs_free));
+  printf("  to_cframe needs_free=%d\n", needs_free);
+  b2nd_array_t *f = NULL;
+  RC(b2nd_from_cframe(cframe, len, false, &f));
+  print_fields("from_cframe without copy", f);
+  check_data("from_cframe without copy", f, m);
+  b2nd_free(f);
+  b2nd_print_meta(a);
+  fflush(stdout);
+  if (needs_free) free(cframe);
+  b2nd_free(a);
+  b2nd_free_ctx(ctx);
+  free(m);
+}
+
 int main(void) {
   blosc2_init();
   strcpy(tmpdir, "/tmp/b2nd_array.XXXXXX");
@@ -603,6 +664,7 @@ int main(void) {
 
   constructors();
   views_and_concat();
+  special_shapes();
 
   const int typesizes[] = {1, 2, 4, 8, 16};
   int ncase = 0;

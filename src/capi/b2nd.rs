@@ -186,11 +186,11 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             // SAFETY: a storage's dparams is NULL or valid.
             unsafe { s.dparams.as_ref() }.copied()
         });
-        let urlpath = match storage.map(|s| s.urlpath).filter(|p| !p.is_null()) {
+        let urlpath = storage
+            .map(|s| s.urlpath)
+            .filter(|p| !p.is_null())
             // SAFETY: a non-NULL urlpath is a NUL-terminated string.
-            Some(p) => Some(unsafe { std::ffi::CStr::from_ptr(p) }.to_owned()),
-            None => None,
-        };
+            .map(|p| unsafe { std::ffi::CStr::from_ptr(p) }.to_owned());
         let dtype = if dtype.is_null() {
             format!("|S{}", cparams.typesize)
         } else {
@@ -967,7 +967,13 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
             .map_err(|_| Error::MetalayerNotFound)?;
         let (m, _) = meta::deserialize(smeta)?;
         let join = |v: Vec<String>| v.join(", ");
-        let first_or_zero = |v: &[String]| if v.is_empty() { vec!["0".to_string()] } else { v.to_vec() };
+        let first_or_zero = |v: &[String]| {
+            if v.is_empty() {
+                vec!["0".to_string()]
+            } else {
+                v.to_vec()
+            }
+        };
         let shape: Vec<String> = m.shape.iter().map(i64::to_string).collect();
         let chunks: Vec<String> = m.chunkshape.iter().map(i32::to_string).collect();
         let blocks: Vec<String> = m.blockshape.iter().map(i32::to_string).collect();
@@ -1057,8 +1063,11 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
         // SAFETY: live array; ndim items in each coordinate list; buffersize bytes of buffer.
         unsafe {
             let n = ndim_of(array);
-            let (start, stop, shape) =
-                (in_items(start, n)?, in_items(stop, n)?, in_items(buffershape, n)?);
+            let (start, stop, shape) = (
+                in_items(start, n)?,
+                in_items(stop, n)?,
+                in_items(buffershape, n)?,
+            );
             let out = out_buffer(buffer, buffersize)?;
             with_array(array, |a| a.get_slice_cbuffer(start, stop, out, shape))?;
         }
@@ -1082,8 +1091,11 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
         // SAFETY: live array; ndim items in each coordinate list; buffersize bytes of buffer.
         unsafe {
             let n = ndim_of(array);
-            let (start, stop, shape) =
-                (in_items(start, n)?, in_items(stop, n)?, in_items(buffershape, n)?);
+            let (start, stop, shape) = (
+                in_items(start, n)?,
+                in_items(stop, n)?,
+                in_items(buffershape, n)?,
+            );
             let data = in_buffer(buffer, buffersize)?;
             with_array(array, |a| a.set_slice_cbuffer(data, shape, start, stop))?;
         }

@@ -7,4 +7,3 @@ use libc::{c_char, c_int, c_void};
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
     unreachable!()
 }
-
