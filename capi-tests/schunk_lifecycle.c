@@ -409,6 +409,98 @@ static void specials(void) {
   }
 }
 
+/* msgpack of a b2nd metalayer, as b2nd_serialize_meta writes it */
+static int b2nd_meta(uint8_t *out, int ndim, const int64_t *shape, const int32_t *chunkshape,
+                     const int32_t *blockshape, const char *dtype) {
+  uint8_t *p = out;
+  *p++ = 0x97;
+  *p++ = 0; /* version */
+  *p++ = (uint8_t)ndim;
+  *p++ = (uint8_t)(0x90 + ndim);
+  for (int i = 0; i < ndim; i++) {
+    *p++ = 0xd3;
+    for (int b = 7; b >= 0; b--) *p++ = (uint8_t)(shape[i] >> (8 * b));
+  }
+  for (int k = 0; k < 2; k++) {
+    const int32_t *v = k == 0 ? chunkshape : blockshape;
+    *p++ = (uint8_t)(0x90 + ndim);
+    for (int i = 0; i < ndim; i++) {
+      *p++ = 0xd2;
+      for (int b = 3; b >= 0; b--) *p++ = (uint8_t)(v[i] >> (8 * b));
+    }
+  }
+  *p++ = 0; /* dtype format */
+  *p++ = 0xdb;
+  int32_t len = (int32_t)strlen(dtype);
+  for (int b = 3; b >= 0; b--) *p++ = (uint8_t)(len >> (8 * b));
+  memcpy(p, dtype, len);
+  p += len;
+  return (int)(p - out);
+}
+
+static void print_slice_nchunks(blosc2_schunk *sc, int64_t *start, int64_t *stop) {
+  int64_t *idx = NULL;
+  int64_t n = blosc2_get_slice_nchunks(sc, start, stop, &idx);
+  printf("get_slice_nchunks -> %lld:", (long long)n);
+  for (int64_t i = 0; i < n; i++) printf(" %lld", (long long)idx[i]);
+  printf("\n");
+  if (n >= 0) free(idx);
+}
+
+static void slices_and_vlblocks(void) {
+  printf("== slice chunks and vl blocks\n");
+  blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
+  cparams.typesize = TS;
+  blosc2_storage storage = {.contiguous = false, .cparams = &cparams};
+  blosc2_schunk *sc = blosc2_schunk_new(&storage);
+  int32_t buf[CHUNKITEMS];
+  for (int i = 0; i < 4; i++) {
+    fill(buf, CHUNKITEMS, i + 1);
+    blosc2_schunk_append_buffer(sc, buf, sizeof(buf));
+  }
+  int64_t cases[][2] = {{0, CHUNKITEMS}, {CHUNKITEMS - 1, CHUNKITEMS + 1}, {100, 3 * CHUNKITEMS + 7},
+                        {2 * CHUNKITEMS, 4 * CHUNKITEMS}, {0, 1}};
+  for (int i = 0; i < 5; i++) print_slice_nchunks(sc, &cases[i][0], &cases[i][1]);
+  blosc2_schunk_free(sc);
+
+  /* an array of 10 x 12 items in chunks of 4 x 5 */
+  storage.contiguous = true;
+  sc = blosc2_schunk_new(&storage);
+  uint8_t meta[256];
+  int64_t shape[2] = {10, 12};
+  int32_t chunkshape[2] = {4, 5}, blockshape[2] = {2, 5};
+  int mlen = b2nd_meta(meta, 2, shape, chunkshape, blockshape, "<i4");
+  printf("meta_add b2nd -> %d\n", blosc2_meta_add(sc, "b2nd", meta, mlen));
+  int64_t s1[2] = {1, 2}, e1[2] = {9, 11};
+  int64_t s2[2] = {4, 5}, e2[2] = {8, 10};
+  int64_t s3[2] = {0, 0}, e3[2] = {10, 12};
+  int64_t s4[2] = {9, 11}, e4[2] = {10, 12};
+  print_slice_nchunks(sc, s1, e1);
+  print_slice_nchunks(sc, s2, e2);
+  print_slice_nchunks(sc, s3, e3);
+  print_slice_nchunks(sc, s4, e4);
+  blosc2_schunk_free(sc);
+
+  /* VL-block chunks */
+  storage.contiguous = false;
+  sc = blosc2_schunk_new(&storage);
+  const char *blocks[3] = {"first block", "the second, longer block of this chunk", "3rd"};
+  int32_t sizes[3] = {11, 38, 3};
+  uint8_t chunk[512];
+  int cb = blosc2_vlcompress_ctx(sc->cctx, (const void *const *)blocks, sizes, 3, chunk, sizeof(chunk));
+  printf("vlcompress_ctx -> %s\n", cb > 0 ? "ok" : "error");
+  printf("append vl chunk -> %lld\n", (long long)blosc2_schunk_append_chunk(sc, chunk, true));
+  printf("flags2=%d\n", sc->flags2);
+  for (int b = 0; b < 4; b++) {
+    uint8_t *dest = NULL;
+    int32_t destsize = 0;
+    int rc = blosc2_schunk_get_vlblock(sc, 0, b, &dest, &destsize);
+    printf("get_vlblock %d -> %d '%.*s'\n", b, rc, rc > 0 ? destsize : 0, rc > 0 ? (char *)dest : "");
+    if (rc > 0) free(dest);
+  }
+  blosc2_schunk_free(sc);
+}
+
 static void errors(void) {
   printf("== errors\n");
   blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
@@ -542,6 +634,7 @@ int main(void) {
   lifecycle("sframe dir", false, "lifecycle.b2sframe");
   buffers();
   specials();
+  slices_and_vlblocks();
   errors();
   user_io();
   blosc2_destroy();

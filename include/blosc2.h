@@ -929,6 +929,19 @@ int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
                                     const int64_t *coords,
                                     void *buffer);
 
+BLOSC_EXPORT
+int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
+
+BLOSC_EXPORT
+int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
+                                 int64_t *start,
+                                 int64_t *stop,
+                                 int64_t **chunks_idx);
+
 BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
 
 BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
@@ -1024,19 +1037,6 @@ BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
 BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
-
-BLOSC_EXPORT
-int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
-                              int64_t nchunk,
-                              int32_t nblock,
-                              uint8_t **dest,
-                              int32_t *destsize);
-
-BLOSC_EXPORT
-int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
-                                 int64_t *start,
-                                 int64_t *stop,
-                                 int64_t **chunks_idx);
 
 #ifdef __cplusplus
 }  // extern "C"

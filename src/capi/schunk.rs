@@ -23,7 +23,7 @@ use crate::capi::library::{c_str, guard};
 use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
 use crate::capi::types::*;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
-use crate::chunk::ChunkHeader;
+use crate::chunk::{vlblocks, ChunkHeader};
 use crate::frame::header::Meta;
 use crate::frame::io::{Io, SharedBytes};
 use crate::schunk::{Schunk, Storage};
@@ -962,6 +962,124 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
             s.get_slice_buffer(*c, end, item)?;
         }
         Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        if dest.is_null() || destsize.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let chunk = s.get_chunk(nchunk)?;
+        let block = vlblocks::decompress_block(s.dparams(), &chunk, nblock)?;
+        let n = c_int::try_from(block.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
+        let p = malloc_copy(&block)?;
+        // SAFETY: both outputs checked non-NULL, writable per the API.
+        unsafe {
+            *dest = p;
+            *destsize = n;
+        }
+        Ok(n)
+    })
+}
+
+/// Indexes of the chunks holding items `start..stop`: of a plain super-chunk (one coordinate)
+/// or, when it carries a `b2nd`/`caterva` metalayer, of an n-dimensional array (`start` and
+/// `stop` hold ndim coordinates; chunk indexes in C order).
+fn slice_chunks(s: &Schunk, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
+    let meta = s
+        .meta_get("b2nd")
+        .or_else(|_| s.meta_get("caterva"))
+        .ok()
+        .map(crate::b2nd::meta::deserialize)
+        .transpose()?;
+    match meta {
+        None => {
+            let (ts, cs) = (s.typesize() as i64, s.chunksize() as i64);
+            if cs <= 0 {
+                return Err(Error::InvalidParam);
+            }
+            let bstart = start[0].checked_mul(ts).ok_or(Error::InvalidParam)?;
+            let bstop = stop[0].checked_mul(ts).ok_or(Error::InvalidParam)?;
+            let first = bstart / cs;
+            let end = bstop / cs + i64::from(bstop % cs != 0);
+            Ok((first..end.max(first)).collect())
+        }
+        Some((m, _)) => {
+            let ndim = m.ndim();
+            let mut ranges = Vec::with_capacity(ndim);
+            let mut grid = Vec::with_capacity(ndim);
+            for d in 0..ndim {
+                let cs = m.chunkshape[d] as i64;
+                if cs <= 0 || start[d] < 0 || stop[d] < start[d] || stop[d] > m.shape[d] {
+                    return Err(Error::InvalidParam);
+                }
+                grid.push((m.shape[d] + cs - 1) / cs);
+                ranges.push((start[d] / cs, (stop[d] + cs - 1) / cs));
+            }
+            let mut out = Vec::new();
+            let mut idx: Vec<i64> = ranges.iter().map(|r| r.0).collect();
+            if ranges.iter().any(|r| r.0 >= r.1) {
+                return Ok(out);
+            }
+            loop {
+                let linear = idx.iter().zip(&grid).fold(0i64, |acc, (i, g)| acc * g + i);
+                out.push(linear);
+                let mut d = ndim;
+                loop {
+                    if d == 0 {
+                        return Ok(out);
+                    }
+                    d -= 1;
+                    idx[d] += 1;
+                    if idx[d] < ranges[d].1 {
+                        break;
+                    }
+                    idx[d] = ranges[d].0;
+                }
+            }
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_slice_nchunks(
+    schunk: *mut blosc2_schunk,
+    start: *mut i64,
+    stop: *mut i64,
+    chunks_idx: *mut *mut i64,
+) -> i64 {
+    run64(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        if start.is_null() || stop.is_null() || chunks_idx.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let ndim = match s.meta_get("b2nd").or_else(|_| s.meta_get("caterva")) {
+            Ok(m) => crate::b2nd::meta::deserialize(m)?.0.ndim(),
+            Err(_) => 1,
+        };
+        // SAFETY: start and stop hold ndim coordinates per the API.
+        let (a, b) = unsafe {
+            (
+                std::slice::from_raw_parts(start, ndim),
+                std::slice::from_raw_parts(stop, ndim),
+            )
+        };
+        let idx = slice_chunks(s, a, b)?;
+        let bytes: Vec<u8> = idx.iter().flat_map(|i| i.to_ne_bytes()).collect();
+        // SAFETY: chunks_idx checked non-NULL, writable per the API.
+        unsafe { *chunks_idx = malloc_copy(&bytes)?.cast() };
+        Ok(idx.len() as i64)
     })
 }
 

@@ -19,27 +19,6 @@ pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_in
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
-    schunk: *mut blosc2_schunk,
-    nchunk: i64,
-    nblock: i32,
-    dest: *mut *mut u8,
-    destsize: *mut i32,
-) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_slice_nchunks(
-    schunk: *mut blosc2_schunk,
-    start: *mut i64,
-    stop: *mut i64,
-    chunks_idx: *mut *mut i64,
-) -> i64 {
-    unreachable!()
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn blosc2_shuffle(
     typesize: i32,
     blocksize: i32,
