@@ -84,7 +84,6 @@ const HEADERS: &[Header] = &[
             "src/capi/types.rs",
             "src/capi/consts.rs",
             "src/capi/b2nd.rs",
-            "src/capi/pending/b2nd.rs",
         ],
         own: &[
             "chunk_cache_s",

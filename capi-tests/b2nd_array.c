@@ -7,6 +7,9 @@
  * read back is compared with a naive model computed here (printed as checksums). Error codes
  * on bad arguments are printed too. run.sh diffs this program's output under both libraries.
  *
+ * b2nd_refresh: a reader refreshes explicitly after the writer's change (c-blosc2's data
+ * functions also refresh implicitly; rblosc2's do not).
+ *
  * Not exercised here: DELTA-filtered arrays (c-blosc2 returns wrong data for slices that skip
  * block 0 of such chunks), 0-d copy_buffer (crashes c-blosc2), b2nd_print_meta of 0-d arrays
  * (prints uninitialised memory in c-blosc2).
@@ -657,6 +660,51 @@ static void special_shapes(void) {
   free(m);
 }
 
+/* A reader following a writer on the same file: b2nd_refresh. */
+static void refresh(void) {
+  printf("refresh\n");
+  for (int contiguous = 1; contiguous >= 0; contiguous--) {
+    char path[128];
+    snprintf(path, sizeof(path), "%s/refresh%d.b2nd", tmpdir, contiguous);
+    spec_t s = {.ndim = 2, .shape = {10, 6}, .chunkshape = {4, 3}, .blockshape = {2, 3},
+                .typesize = 4, .dtype = "<i4", .contiguous = contiguous};
+    blosc2_cparams cp;
+    blosc2_storage st;
+    b2nd_context_t *ctx = make_ctx(&s, path, &cp, &st);
+    b2nd_array_t *w = NULL, *r = NULL, *m = NULL;
+    RC(b2nd_zeros(ctx, &w));
+    RC(b2nd_open(path, &r));
+    int rc = b2nd_refresh(r);
+    printf("  refresh when current -> %d\n", rc);
+    CHECK(rc == 0, "rc %d", rc);
+    int64_t ns[2] = {14, 6};
+    RC(b2nd_resize(w, ns, NULL));
+    rc = b2nd_refresh(r);
+    printf("  refresh after a resize -> %d\n", rc);
+    CHECK(rc == 1, "rc %d", rc);
+    print_fields("refreshed", r);
+    uint8_t zeros[14 * 6 * 4] = {0};
+    check_data("refreshed", r, zeros);
+    rc = b2nd_refresh(r);
+    printf("  refresh again -> %d\n", rc);
+    CHECK(rc == 0, "rc %d", rc);
+    b2nd_free(w);
+    b2nd_free(r);
+    b2nd_free_ctx(ctx);
+    if (!contiguous) {
+      /* (c-blosc2 returns 1 for the first refresh of a contiguous in-memory array) */
+      ctx = make_ctx(&s, NULL, &cp, &st);
+      RC(b2nd_zeros(ctx, &m));
+      rc = b2nd_refresh(m);
+      printf("  refresh in memory -> %d\n", rc);
+      CHECK(rc == 0, "rc %d", rc);
+      b2nd_free(m);
+      b2nd_free_ctx(ctx);
+    }
+  }
+  printf("  refresh NULL -> %d\n", b2nd_refresh(NULL));
+}
+
 int main(void) {
   blosc2_init();
   strcpy(tmpdir, "/tmp/b2nd_array.XXXXXX");
@@ -665,6 +713,7 @@ int main(void) {
   constructors();
   views_and_concat();
   special_shapes();
+  refresh();
 
   const int typesizes[] = {1, 2, 4, 8, 16};
   int ncase = 0;

@@ -264,6 +264,13 @@ int b2nd_delete(struct b2nd_array_t *array,
                 int64_t delete_start,
                 int64_t delete_len);
 
+/**
+ * Re-reads a disk-based array another handle changed: the super-chunk is refreshed
+ * (`blosc2_schunk_refresh`: 1 when it changed, 0 when current or not on disk) and the public
+ * fields follow the new shape; a changed ndim, chunk shape or block shape is `Data`. Unlike
+ * c-blosc2, the data functions do not refresh by themselves (that would re-read the frame on
+ * every call): a reader calls this to follow a writer.
+ */
 BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
 
 #ifdef __cplusplus

@@ -18,8 +18,8 @@ use crate::b2nd::{meta, slice, Array, ChunkStore, Params, MAX_DIM};
 use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
-    blosc2_schunk_open_offset, blosc2_schunk_to_buffer, schunk_into_c, schunk_mut, schunk_ref,
-    storage_from_c, sync_mirror,
+    blosc2_schunk_open_offset, blosc2_schunk_refresh, blosc2_schunk_to_buffer, schunk_into_c,
+    schunk_mut, schunk_ref, storage_from_c, sync_mirror,
 };
 use crate::capi::types::*;
 use crate::schunk::{Schunk, Storage};
@@ -1479,5 +1479,37 @@ pub unsafe extern "C" fn b2nd_delete(
             with_array(array, |a| a.delete(axis, delete_start, delete_len))?;
         }
         Ok(0)
+    })
+}
+
+/// Re-reads a disk-based array another handle changed: the super-chunk is refreshed
+/// (`blosc2_schunk_refresh`: 1 when it changed, 0 when current or not on disk) and the public
+/// fields follow the new shape; a changed ndim, chunk shape or block shape is `Data`. Unlike
+/// c-blosc2, the data functions do not refresh by themselves (that would re-read the frame on
+/// every call): a reader calls this to follow a writer.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
+    run(|| {
+        // SAFETY: a live array per the contract.
+        let c = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?;
+        let (ndim, chunkshape, blockshape) = (c.ndim, c.chunkshape, c.blockshape);
+        // SAFETY: its live super-chunk handle.
+        let rc = unsafe { blosc2_schunk_refresh(c.sc) };
+        if rc <= 0 {
+            return Ok(rc);
+        }
+        // SAFETY: as above.
+        let sc = unsafe { schunk_ref(c.sc) }.ok_or(Error::NullPointer)?;
+        let m = read_meta(sc)?;
+        let n = m.ndim();
+        if n != ndim as usize
+            || m.chunkshape[..] != chunkshape[..n]
+            || m.blockshape[..] != blockshape[..n]
+        {
+            return Err(Error::Data);
+        }
+        // SAFETY: a live array; with_array rewrites its fields from the refreshed super-chunk.
+        unsafe { with_array(array, |_| Ok(())) }?;
+        Ok(rc)
     })
 }
