@@ -114,6 +114,14 @@ impl<S: ChunkStore> Array<S> {
         if store.nchunks() < nchunks {
             return Err(Error::Data);
         }
+        // A metalayer that does not describe the chunks (checked on the first one) is corrupt;
+        // catching it here avoids allocating chunk buffers of a size nothing in the store has.
+        if nchunks > 0 {
+            let (nbytes, _, _) = crate::chunk::cbuffer_sizes(&store.chunk(0)?)?;
+            if nbytes as i64 != geom.chunk_nbytes() as i64 {
+                return Err(Error::Data);
+            }
+        }
         Ok(Array {
             store,
             geom,
@@ -299,8 +307,12 @@ impl<S: ChunkStore> Array<S> {
     /// keep whatever `data` held: callers only read the blocks they asked for.
     fn read_chunk(&self, nchunk: i64, maskout: Option<&[bool]>, data: &mut Vec<u8>) -> Result<()> {
         // Only growth is zeroed: the bytes kept are overwritten or, when masked out, unread.
-        data.resize(self.geom.chunk_nbytes(), 0);
-        self.store.decompress_chunk(nchunk, data, maskout)?;
+        let n = self.geom.chunk_nbytes();
+        data.resize(n, 0);
+        // A chunk of another size than the array's chunks is corrupt.
+        if self.store.decompress_chunk(nchunk, data, maskout)? != n {
+            return Err(Error::Data);
+        }
         Ok(())
     }
 
@@ -324,8 +336,13 @@ impl<S: ChunkStore> Array<S> {
         }
         if let Some(nchunk) = self.whole_chunk_in_c_order(start, stop, buffershape) {
             let n = self.geom.chunk_nbytes();
-            self.store
-                .decompress_chunk(nchunk, &mut buffer[..n], None)?;
+            if self
+                .store
+                .decompress_chunk(nchunk, &mut buffer[..n], None)?
+                != n
+            {
+                return Err(Error::Data);
+            }
             return Ok(());
         }
         let bshape = self.geom.blockshape.clone();
