@@ -280,6 +280,32 @@ impl Frame {
         }
     }
 
+    /// The header of chunk `n`, reading no more than the header.
+    pub fn chunk_header(&self, n: i64) -> Result<ChunkHeader> {
+        let idx = usize::try_from(n).map_err(|_| Error::InvalidParam)?;
+        let offset = *self.offsets.get(idx).ok_or(Error::InvalidParam)?;
+        if offset < 0 || self.is_sparse() || self.as_bytes().is_some() {
+            return ChunkHeader::parse(&self.chunk(n)?);
+        }
+        let Backing::Contiguous {
+            store,
+            offset: base,
+        } = &self.backing
+        else {
+            return Err(Error::FrameType);
+        };
+        if offset
+            > self
+                .header
+                .cbytes
+                .saturating_sub(EXTENDED_HEADER_LENGTH as i64)
+        {
+            return Err(Error::InvalidHeader);
+        }
+        let pos = base + self.header.header_len as u64 + offset as u64;
+        ChunkHeader::parse(&read_vec(&**store, pos, EXTENDED_HEADER_LENGTH)?)
+    }
+
     /// The (compressed) chunk `n`: borrowed from an in-memory frame, read from disk otherwise;
     /// special chunks stored as offset values are materialised as c-blosc2 returns them.
     pub fn chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
