@@ -11,6 +11,7 @@
  * memcpyed flag lies (c-blosc2 reads past the data) or whose special type is undefined. The `chunk` argument c-blosc2 gives codec callbacks is not
  * printed (ours passes NULL). */
 #include <blosc2.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -646,6 +647,71 @@ static void user_plugins(void) {
   free(src); free(chunk); free(out);
 }
 
+/* ---- a caller's threads callback ------------------------------------------------------ */
+static int callback_calls = 0, callback_jobs = 0;
+
+struct job_arg { void (*dojob)(void *); void *data; };
+
+static void *job_thread(void *p) {
+  struct job_arg *a = p;
+  a->dojob(a->data);
+  return NULL;
+}
+
+/* One thread per job (c-blosc2's jobs wait for each other, so they must run concurrently). */
+static void pthread_threads(void *data, void (*dojob)(void *), int numjobs, size_t elsize,
+                            void *jobdata) {
+  callback_calls++;
+  *(int *)data = numjobs;
+  pthread_t threads[64];
+  struct job_arg args[64];
+  for (int i = 0; i < numjobs && i < 64; i++) {
+    args[i].dojob = dojob;
+    args[i].data = (char *)jobdata + (size_t)i * elsize;
+    pthread_create(&threads[i], NULL, job_thread, &args[i]);
+  }
+  for (int i = 0; i < numjobs && i < 64; i++) {
+    pthread_join(threads[i], NULL);
+    callback_jobs++;
+  }
+}
+
+static void threads_callback(void) {
+  enum { N = 300000 };
+  uint8_t *src = malloc(N), *chunk = malloc(N + 64), *out = malloc(N);
+  fill(src, N, 5);
+  int numjobs = 0;
+  blosc2_set_threads_callback(pthread_threads, &numjobs);
+  const int nthreads[] = {1, 2, 3};
+  for (int t = 0; t < 3; t++) {
+    for (int delta = 0; delta < 2; delta++) {
+      blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+      cp.typesize = 4;
+      cp.blocksize = 32768;
+      cp.nthreads = (int16_t)nthreads[t];
+      cp.filters[4] = (uint8_t)(delta ? BLOSC_DELTA : 0);
+      blosc2_context *c = blosc2_create_cctx(cp);
+      callback_calls = callback_jobs = numjobs = 0;
+      int n = blosc2_compress_ctx(c, src, N, chunk, N + 64);
+      printf("callback nthreads %d delta %d: compress=%d calls=%d numjobs=%d jobs=%d\n",
+             nthreads[t], delta, n, callback_calls, numjobs, callback_jobs);
+      blosc2_free_ctx(c);
+      blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+      dp.nthreads = (int16_t)nthreads[t];
+      blosc2_context *d = blosc2_create_dctx(dp);
+      callback_calls = callback_jobs = numjobs = 0;
+      int r = blosc2_decompress_ctx(d, chunk, n, out, N);
+      int ok = r == N && memcmp(out, src, N) == 0;
+      printf("  decompress=%d %s calls=%d numjobs=%d jobs=%d\n", r, ok ? "ok" : "WRONG",
+             callback_calls, numjobs, callback_jobs);
+      expect(ok, "threads callback");
+      blosc2_free_ctx(d);
+    }
+  }
+  blosc2_set_threads_callback(NULL, NULL);
+  free(src); free(chunk); free(out);
+}
+
 int main(void) {
   /* Line-buffered, so that the diff shows where a crash happened. */
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -657,6 +723,7 @@ int main(void) {
   vl_chunks();
   pre_post_filters();
   user_plugins();
+  threads_callback();
   blosc2_destroy();
   printf("%s\n", failures ? "FAILED" : "all checks correct");
   return failures ? 1 : 0;

@@ -458,6 +458,8 @@ typedef struct blosc2_storage {
   struct blosc2_io *io;
 } blosc2_storage;
 
+typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
+
 typedef int (*blosc2_codec_encoder_cb)(const uint8_t*,
                                        int32_t,
                                        uint8_t*,
@@ -572,8 +574,6 @@ typedef struct blosc2_io_cb {
   blosc2_truncate_cb truncate;
   blosc2_destroy_cb destroy;
 } blosc2_io_cb;
-
-typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
 
 typedef struct blosc2_tuner {
   int (*init)(void*, struct blosc2_context_s*, struct blosc2_context_s*);
@@ -753,6 +753,13 @@ int blosc1_compress(int clevel,
 BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize);
 
 BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
+
+/**
+ * With a callback installed, contexts with several threads hand their blocks to it as
+ * `nthreads` jobs (each job takes blocks until none is left) instead of to their worker pool;
+ * NULL restores the pools.
+ */
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 BLOSC_EXPORT
 int blosc2_cbuffer_sizes(const void *cbuffer,
@@ -1033,8 +1040,6 @@ BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **na
 BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
 
 BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
-
-BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
 

@@ -345,7 +345,11 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
                 out_bytes(dest, destsize as i64)?,
             )
         };
-        len_of(decompressor.decompress(src, dst, mask.as_deref())?)
+        let lazy = ctx
+            .lazy_blocks
+            .as_deref()
+            .map(|l| l as &dyn decompress::LazyBlocks);
+        len_of(decompressor.decompress_with(src, dst, mask.as_deref(), lazy)?)
     })
 }
 
@@ -356,6 +360,7 @@ fn getitem_items(
     start: c_int,
     nitems: c_int,
     dst: &mut [u8],
+    lazy: Option<&dyn decompress::LazyBlocks>,
 ) -> Result<c_int> {
     let h = ChunkHeader::parse(src)?;
     let ts = h.typesize as i64;
@@ -370,22 +375,23 @@ fn getitem_items(
     if start < 0 || start * ts > h.nbytes as i64 || stop < start || stop * ts > h.nbytes as i64 {
         return Err(Error::InvalidParam);
     }
-    let n = decompress::getitem_bytes(
+    let n = decompress::getitem_bytes_with(
         dparams,
         src,
         (start * ts) as usize,
         (nitems * ts) as usize,
         dst,
+        lazy,
     )?;
     len_of(n)
 }
 
 /// The decompression parameters a context uses for getitem (a compression context can serve
 /// getitem too, as in c-blosc2).
-fn getitem_dparams(ctx: &Context) -> crate::chunk::DParams {
+fn getitem_dparams(ctx: &Context) -> std::borrow::Cow<'_, crate::chunk::DParams> {
     match ctx.decompressor() {
-        Ok(d) => d.params().clone(),
-        Err(_) => dparams_from_c(&ctx.dparams),
+        Ok(d) => std::borrow::Cow::Borrowed(d.params()),
+        Err(_) => std::borrow::Cow::Owned(dparams_from_c(&ctx.dparams)),
     }
 }
 
@@ -409,7 +415,11 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
                 out_bytes(dest, destsize as i64)?,
             )
         };
-        getitem_items(&getitem_dparams(ctx), src, start, nitems, dst)
+        let lazy = ctx
+            .lazy_blocks
+            .as_deref()
+            .map(|l| l as &dyn decompress::LazyBlocks);
+        getitem_items(&getitem_dparams(ctx), src, start, nitems, dst, lazy)
     })
 }
 
@@ -438,12 +448,17 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         if start < 0 || nbytes < 0 || start % ts != 0 || nbytes % ts != 0 {
             return Err(Error::InvalidParam);
         }
-        let n = decompress::getitem_bytes(
+        let lazy = ctx
+            .lazy_blocks
+            .as_deref()
+            .map(|l| l as &dyn decompress::LazyBlocks);
+        let n = decompress::getitem_bytes_with(
             &getitem_dparams(ctx),
             src,
             start as usize,
             nbytes as usize,
             dst,
+            lazy,
         )?;
         len_of(n)
     })
@@ -562,7 +577,14 @@ fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
 
 fn global_getitem(src: &[u8], start: c_int, nitems: c_int, dst: &mut [u8]) -> Result<c_int> {
     // c-blosc2 serves getitem serially from a minimal context of its own.
-    getitem_items(global_decompressor(1)?.params(), src, start, nitems, dst)
+    getitem_items(
+        global_decompressor(1)?.params(),
+        src,
+        start,
+        nitems,
+        dst,
+        None,
+    )
 }
 
 #[no_mangle]
@@ -687,6 +709,76 @@ pub unsafe extern "C" fn blosc1_getitem(
     })
 }
 
+/// A C threads callback as the core's job runner.
+struct CThreadsCallback {
+    callback: unsafe extern "C" fn(
+        *mut c_void,
+        Option<unsafe extern "C" fn(*mut c_void)>,
+        c_int,
+        usize,
+        *mut c_void,
+    ),
+    data: *mut c_void,
+}
+
+// SAFETY: the callback and its data are the caller's, installed for use from any thread (c-blosc2
+// calls it from whichever thread compresses).
+unsafe impl Send for CThreadsCallback {}
+// SAFETY: see Send; the wrapper is never mutated.
+unsafe impl Sync for CThreadsCallback {}
+
+/// One element of the job array handed to the C callback.
+struct JobSlot<'a> {
+    job: &'a (dyn Fn(usize) + Sync),
+    index: usize,
+}
+
+/// The `dojob` the C callback calls with a pointer to one `JobSlot`.
+unsafe extern "C" fn run_job_slot(slot: *mut c_void) {
+    // SAFETY: the callback passes back pointers into the JobSlot array given to it, which
+    // lives until the callback returns.
+    if let Some(slot) = unsafe { slot.cast::<JobSlot<'_>>().as_ref() } {
+        // A panic must not unwind into the caller's C code; a job that did not finish leaves
+        // its result missing, which the core reports.
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| (slot.job)(slot.index)));
+    }
+}
+
+impl crate::chunk::runner::JobRunner for CThreadsCallback {
+    fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        let mut slots: Vec<JobSlot<'_>> = (0..njobs).map(|index| JobSlot { job, index }).collect();
+        // SAFETY: the caller's callback, given `njobs` elements of `size_of::<JobSlot>()` bytes
+        // and the dojob that runs one of them.
+        unsafe {
+            (self.callback)(
+                self.data,
+                Some(run_job_slot),
+                njobs as c_int,
+                std::mem::size_of::<JobSlot<'_>>(),
+                slots.as_mut_ptr().cast(),
+            )
+        }
+    }
+}
+
+/// With a callback installed, contexts with several threads hand their blocks to it as
+/// `nthreads` jobs (each job takes blocks until none is left) instead of to their worker pool;
+/// NULL restores the pools.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_threads_callback(
+    callback: blosc_threads_callback,
+    callback_data: *mut c_void,
+) {
+    guard((), || {
+        crate::chunk::runner::set_job_runner(callback.map(|callback| {
+            std::sync::Arc::new(CThreadsCallback {
+                callback,
+                data: callback_data,
+            }) as std::sync::Arc<dyn crate::chunk::runner::JobRunner>
+        }))
+    })
+}
+
 // ------------------------------------------------------------------------------------------
 // Compressed-buffer info
 
@@ -763,8 +855,10 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
             if cbytes < MIN_HEADER_LENGTH {
                 return Err(Error::WriteBuffer);
             }
+            // Never more than the cbytes the caller vouches for.
+            let len = cbytes.min(EXTENDED_HEADER_LENGTH) as i64;
             // SAFETY: cbuffer holds cbytes >= 16 bytes, per the API.
-            let h = unsafe { cbuffer_header(cbuffer) }?;
+            let h = ChunkHeader::parse(unsafe { in_bytes(cbuffer, len) }?)?;
             if h.cbytes as i64 != cbytes as i64 {
                 return Err(Error::InvalidHeader);
             }
@@ -1158,4 +1252,135 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         })?;
         Ok(0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capi::library::{
+        blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults,
+    };
+    use std::sync::Arc;
+
+    /// Serves a lazy chunk's blocks from the full chunk.
+    struct InMemory(Vec<u8>);
+
+    impl decompress::LazyBlocks for InMemory {
+        fn read_block(&self, _: i32, _: i64, offset: i64, len: i32) -> Result<Vec<u8>> {
+            let at = offset as usize;
+            self.0
+                .get(at..at + len as usize)
+                .map(<[u8]>::to_vec)
+                .ok_or(Error::ReadBuffer)
+        }
+    }
+
+    fn le32(b: &[u8], at: usize) -> usize {
+        i32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+    }
+
+    #[test]
+    fn contexts_round_trip_and_read_lazy_chunks_through_their_reader() {
+        let data: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| (i / 5).to_le_bytes())
+            .collect();
+        // SAFETY: plain structs by value; every buffer below is valid for the sizes passed, and
+        // the handles are freed once.
+        unsafe {
+            let mut cp = blosc2_get_blosc2_cparams_defaults();
+            cp.typesize = 4;
+            cp.blocksize = 64 * 1024;
+            let c = blosc2_create_cctx(cp);
+            assert!(!c.is_null());
+            let mut chunk = vec![0u8; data.len() + 32];
+            let n = blosc2_compress_ctx(
+                c,
+                data.as_ptr().cast(),
+                data.len() as i32,
+                chunk.as_mut_ptr().cast(),
+                chunk.len() as i32,
+            );
+            assert!(n > 32 && (n as usize) < data.len());
+            chunk.truncate(n as usize);
+            blosc2_free_ctx(c);
+
+            let d = blosc2_create_dctx(blosc2_get_blosc2_dparams_defaults());
+            let mut out = vec![0u8; data.len()];
+            let len = out.len() as i32;
+            let m =
+                blosc2_decompress_ctx(d, chunk.as_ptr().cast(), n, out.as_mut_ptr().cast(), len);
+            assert_eq!(m, len);
+            assert_eq!(out, data);
+            // NULL with a size is refused, not dereferenced.
+            let bad = blosc2_decompress_ctx(d, ptr::null(), n, out.as_mut_ptr().cast(), len);
+            assert_eq!(bad, Error::NullPointer.code());
+
+            // The lazy form: header, block starts, then nchunk, offset and block sizes.
+            let nblocks = data.len().div_ceil(64 * 1024);
+            let mut lazy = chunk[..32 + 4 * nblocks].to_vec();
+            lazy[31] |= crate::chunk::header::LAZY_CHUNK;
+            lazy.extend_from_slice(&0i32.to_le_bytes());
+            lazy.extend_from_slice(&0i64.to_le_bytes());
+            for i in 0..nblocks {
+                let start = le32(&chunk, 32 + 4 * i);
+                let end = if i + 1 < nblocks {
+                    le32(&chunk, 32 + 4 * (i + 1))
+                } else {
+                    chunk.len()
+                };
+                lazy.extend_from_slice(&((end - start) as i32).to_le_bytes());
+            }
+            let lazy_len = lazy.len() as i32;
+            out.fill(0);
+            let without = blosc2_decompress_ctx(
+                d,
+                lazy.as_ptr().cast(),
+                lazy_len,
+                out.as_mut_ptr().cast(),
+                len,
+            );
+            assert_eq!(
+                without,
+                Error::InvalidParam.code(),
+                "no reader, no lazy chunk"
+            );
+            Context::from_handle(d).unwrap().lazy_blocks = Some(Arc::new(InMemory(chunk.clone())));
+            let m = blosc2_decompress_ctx(
+                d,
+                lazy.as_ptr().cast(),
+                lazy_len,
+                out.as_mut_ptr().cast(),
+                len,
+            );
+            assert_eq!(m, len);
+            assert_eq!(out, data);
+            let mut part = [0u8; 40];
+            let g = blosc2_getitem_ctx(
+                d,
+                lazy.as_ptr().cast(),
+                lazy_len,
+                20_000,
+                10,
+                part.as_mut_ptr().cast(),
+                40,
+            );
+            assert_eq!(g, 40);
+            assert_eq!(&part[..], &data[80_000..80_040]);
+            blosc2_free_ctx(d);
+        }
+    }
+
+    #[test]
+    fn environment_values_parse_like_strtol() {
+        assert_eq!(leading_int("12"), 12);
+        assert_eq!(leading_int("  7x"), 7);
+        assert_eq!(leading_int("x"), 0);
+        assert_eq!(leading_int("-3"), -3);
+        assert_eq!(leading_int("+4"), 4);
+        let mut f = [0u8; 6];
+        build_filters(1, true, 1, &mut f);
+        assert_eq!(f, [0, 0, 0, 0, 3, 0], "no byte shuffle of 1-byte items");
+        build_filters(2, false, 1, &mut f);
+        assert_eq!(f[5], 2);
+    }
 }

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use libc::{c_int, c_void};
 
 use crate::capi::types::*;
+use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::params::{BlockCallback, BlockInfo, UserCodec, UserFilter};
 use crate::chunk::{pipeline, registry, CParams, Compressor, DParams, Decompressor};
 use crate::codecs;
@@ -457,6 +458,9 @@ pub(crate) struct Context {
     postparams: Option<Box<blosc2_postfilter_params>>,
     /// The block mask for the next decompression only (`blosc2_set_maskout`).
     pub maskout: Option<Vec<bool>>,
+    /// Where the blocks of lazy chunks come from: set by the layer that owns the context (a
+    /// super-chunk on a frame), used by `blosc2_decompress_ctx`/`blosc2_getitem_ctx`.
+    pub lazy_blocks: Option<Arc<dyn LazyBlocks + Send>>,
     handle: HandleCell,
 }
 
@@ -503,6 +507,7 @@ impl Context {
             preparams,
             postparams: None,
             maskout: None,
+            lazy_blocks: None,
             handle,
         })
     }
@@ -532,6 +537,7 @@ impl Context {
             preparams: None,
             postparams,
             maskout: None,
+            lazy_blocks: None,
             handle,
         })
     }

@@ -442,6 +442,26 @@ pub fn decompress_with(
         with_scratch(|s| chunk.decode_block(&bw, i, block, dref, tid, s))
     };
     match pool {
+        Some(pool) if blocks.len() > 1 && super::runner::job_runner().is_some() => {
+            let runner = super::runner::job_runner().ok_or(Error::ThreadCreate)?;
+            let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> = blocks
+                .into_iter()
+                .map(|b| std::sync::Mutex::new(Some(b)))
+                .collect();
+            let results = super::runner::run_items(
+                &*runner,
+                pool.current_num_threads(),
+                slots.len(),
+                |k, tid| {
+                    let taken = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+                    match taken {
+                        Some(b) => decode(k + start_block, b, tid),
+                        None => Err(Error::ThreadCreate),
+                    }
+                },
+            )?;
+            results.into_iter().collect::<Result<()>>()?;
+        }
         Some(pool) if blocks.len() > 1 => {
             use rayon::prelude::*;
             pool.install(|| {

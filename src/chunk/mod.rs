@@ -7,6 +7,7 @@ pub mod header;
 pub mod params;
 pub mod pipeline;
 pub mod registry;
+pub mod runner;
 pub mod scratch;
 pub mod special;
 pub mod vlblocks;

@@ -6,54 +6,6 @@ use crate::capi::types::*;
 use libc::{c_char, c_int, c_void};
 
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_set_threads_callback(
-    callback: blosc_threads_callback,
-    callback_data: *mut c_void,
-) {
-    unreachable!()
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_shuffle(
-    typesize: i32,
-    blocksize: i32,
-    src: *const c_void,
-    dest: *mut c_void,
-) -> i32 {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_unshuffle(
-    typesize: i32,
-    blocksize: i32,
-    src: *const c_void,
-    dest: *mut c_void,
-) -> i32 {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_bitshuffle(
-    typesize: i32,
-    blocksize: i32,
-    src: *const c_void,
-    dest: *mut c_void,
-) -> i32 {
-    unreachable!()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_bitunshuffle(
-    typesize: i32,
-    blocksize: i32,
-    src: *const c_void,
-    dest: *mut c_void,
-) -> i32 {
     unreachable!()
 }
