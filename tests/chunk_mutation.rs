@@ -9,7 +9,9 @@
 //!
 //! `CHUNK_MUTANTS` sets the number of mutants per generated chunk (default 1200; the compat files,
 //! which decompress to 4 MB, get a sixth of that), e.g. `CHUNK_MUTANTS=10` under valgrind;
-//! `CHUNK_MUTANTS_SEED` (an integer) draws another set of mutants, to look for new failures.
+//! `CHUNK_MUTANTS_SEED` (an integer) draws another set of mutants, to look for new failures;
+//! `CHUNK_MUTANTS_DUMP=DIR` writes every mutant with our decompress result into DIR, for
+//! `capi-tests/mutant_codes.c` to compare with c-blosc2's error codes.
 
 use blosc2::chunk::header::{
     ChunkHeader, Special, BITSHUFFLE, DELTA, EXTENDED_HEADER_LENGTH, MIN_HEADER_LENGTH, SHUFFLE,
@@ -520,6 +522,16 @@ fn mutated_chunks_never_panic() {
                 what += &mutate(&mut rng, &mut chunk);
             }
             total += 1;
+            if let Some(dir) = std::env::var_os("CHUNK_MUTANTS_DUMP") {
+                let mut o = vec![0u8; s.nbytes];
+                let code = match d1.decompress(&chunk, &mut o, None) {
+                    Ok(n) => n as i64,
+                    Err(e) => e.code() as i64,
+                };
+                let path =
+                    std::path::Path::new(&dir).join(format!("{total:06}_{}_{}", s.nbytes, code));
+                std::fs::write(path, &chunk).unwrap();
+            }
             let t = Instant::now();
             let r = panic::catch_unwind(AssertUnwindSafe(|| {
                 exercise(&chunk, s.nbytes, &d1, &d2, &mut out)
