@@ -28,6 +28,10 @@ const HEADERS: &[Header] = &[
             "src/capi/types.rs",
             "src/capi/consts.rs",
             "src/capi/library.rs",
+            "src/capi/chunk.rs",
+            "src/capi/schunk.rs",
+            "src/capi/meta.rs",
+            "src/capi/io.rs",
             "src/capi/pending/blosc2.rs",
         ],
         own: &[
@@ -79,7 +83,7 @@ const HEADERS: &[Header] = &[
         srcs: &[
             "src/capi/types.rs",
             "src/capi/consts.rs",
-            "src/capi/pending/b2nd.rs",
+            "src/capi/b2nd.rs",
         ],
         own: &[
             "chunk_cache_s",
@@ -98,7 +102,11 @@ const HEADERS: &[Header] = &[
     Header {
         path: "blosc2/blosc2-stdio.h",
         guard: "BLOSC_BLOSC2_BLOSC2_STDIO_H",
-        srcs: &["src/capi/types.rs", "src/capi/pending/stdio.rs"],
+        srcs: &[
+            "src/capi/types.rs",
+            "src/capi/stdio.rs",
+            "src/capi/pending/stdio.rs",
+        ],
         own: &[
             "blosc2_stdio_file",
             "blosc2_stdio_params",

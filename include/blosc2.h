@@ -460,84 +460,6 @@ typedef struct blosc2_storage {
 
 typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
 
-typedef void *(*blosc2_open_cb)(const char*, const char*, void*);
-
-typedef int (*blosc2_close_cb)(void*);
-
-typedef int64_t (*blosc2_size_cb)(void*);
-
-typedef int64_t (*blosc2_write_cb)(const void*, int64_t, int64_t, int64_t, void*);
-
-typedef int64_t (*blosc2_read_cb)(void**, int64_t, int64_t, int64_t, void*);
-
-typedef int (*blosc2_truncate_cb)(void*, int64_t);
-
-typedef int (*blosc2_destroy_cb)(void*);
-
-typedef struct blosc2_io_cb {
-  uint8_t id;
-  char *name;
-  bool is_allocation_necessary;
-  blosc2_open_cb open;
-  blosc2_close_cb close;
-  blosc2_size_cb size;
-  blosc2_write_cb write;
-  blosc2_read_cb read;
-  blosc2_truncate_cb truncate;
-  blosc2_destroy_cb destroy;
-} blosc2_io_cb;
-
-typedef struct blosc2_tuner {
-  int (*init)(void*, struct blosc2_context_s*, struct blosc2_context_s*);
-  int (*next_blocksize)(struct blosc2_context_s*);
-  int (*next_cparams)(struct blosc2_context_s*);
-  int (*update)(struct blosc2_context_s*, double);
-  int (*free)(struct blosc2_context_s*);
-  int id;
-  char *name;
-} blosc2_tuner;
-
-typedef struct blosc2_metalayer {
-  char *name;
-  uint8_t *content;
-  int32_t content_len;
-} blosc2_metalayer;
-
-typedef struct blosc2_schunk {
-  uint8_t version;
-  uint8_t compcode;
-  uint8_t compcode_meta;
-  uint8_t clevel;
-  uint8_t splitmode;
-  int32_t typesize;
-  int32_t blocksize;
-  int32_t chunksize;
-  uint8_t flags2;
-  uint8_t use_dict;
-  uint8_t filters[6];
-  uint8_t filters_meta[6];
-  int64_t nchunks;
-  int64_t current_nchunk;
-  int64_t nbytes;
-  int64_t cbytes;
-  uint8_t **data;
-  size_t data_len;
-  struct blosc2_storage *storage;
-  struct blosc2_frame_s *frame;
-  struct blosc2_context_s *cctx;
-  struct blosc2_context_s *dctx;
-  struct blosc2_metalayer *metalayers[16];
-  uint16_t nmetalayers;
-  struct blosc2_metalayer *vlmetalayers[8192];
-  int16_t nvlmetalayers;
-  void *tuner_params;
-  int tuner_id;
-  int8_t ndim;
-  int64_t *blockshape;
-  bool view;
-  int64_t change_tick;
-} blosc2_schunk;
-
 typedef int (*blosc2_codec_encoder_cb)(const uint8_t*,
                                        int32_t,
                                        uint8_t*,
@@ -584,6 +506,84 @@ typedef struct blosc2_filter {
   blosc2_filter_forward_cb forward;
   blosc2_filter_backward_cb backward;
 } blosc2_filter;
+
+typedef struct blosc2_metalayer {
+  char *name;
+  uint8_t *content;
+  int32_t content_len;
+} blosc2_metalayer;
+
+typedef struct blosc2_schunk {
+  uint8_t version;
+  uint8_t compcode;
+  uint8_t compcode_meta;
+  uint8_t clevel;
+  uint8_t splitmode;
+  int32_t typesize;
+  int32_t blocksize;
+  int32_t chunksize;
+  uint8_t flags2;
+  uint8_t use_dict;
+  uint8_t filters[6];
+  uint8_t filters_meta[6];
+  int64_t nchunks;
+  int64_t current_nchunk;
+  int64_t nbytes;
+  int64_t cbytes;
+  uint8_t **data;
+  size_t data_len;
+  struct blosc2_storage *storage;
+  struct blosc2_frame_s *frame;
+  struct blosc2_context_s *cctx;
+  struct blosc2_context_s *dctx;
+  struct blosc2_metalayer *metalayers[16];
+  uint16_t nmetalayers;
+  struct blosc2_metalayer *vlmetalayers[8192];
+  int16_t nvlmetalayers;
+  void *tuner_params;
+  int tuner_id;
+  int8_t ndim;
+  int64_t *blockshape;
+  bool view;
+  int64_t change_tick;
+} blosc2_schunk;
+
+typedef void *(*blosc2_open_cb)(const char*, const char*, void*);
+
+typedef int (*blosc2_close_cb)(void*);
+
+typedef int64_t (*blosc2_size_cb)(void*);
+
+typedef int64_t (*blosc2_write_cb)(const void*, int64_t, int64_t, int64_t, void*);
+
+typedef int64_t (*blosc2_read_cb)(void**, int64_t, int64_t, int64_t, void*);
+
+typedef int (*blosc2_truncate_cb)(void*, int64_t);
+
+typedef int (*blosc2_destroy_cb)(void*);
+
+typedef struct blosc2_io_cb {
+  uint8_t id;
+  char *name;
+  bool is_allocation_necessary;
+  blosc2_open_cb open;
+  blosc2_close_cb close;
+  blosc2_size_cb size;
+  blosc2_write_cb write;
+  blosc2_read_cb read;
+  blosc2_truncate_cb truncate;
+  blosc2_destroy_cb destroy;
+} blosc2_io_cb;
+
+typedef struct blosc2_tuner {
+  int (*init)(void*, struct blosc2_context_s*, struct blosc2_context_s*);
+  int (*next_blocksize)(struct blosc2_context_s*);
+  int (*next_cparams)(struct blosc2_context_s*);
+  int (*update)(struct blosc2_context_s*, double);
+  int (*free)(struct blosc2_context_s*);
+  int id;
+  char *name;
+} blosc2_tuner;
 
 typedef struct blosc2_instr {
   float cratio;
@@ -674,55 +674,6 @@ BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
 
 BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
 
-BLOSC_EXPORT
-int blosc1_compress(int clevel,
-                    int doshuffle,
-                    size_t typesize,
-                    size_t nbytes,
-                    const void *src,
-                    void *dest,
-                    size_t destsize);
-
-BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize);
-
-BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
-
-BLOSC_EXPORT
-int blosc2_getitem(const void *src,
-                   int32_t srcsize,
-                   int start,
-                   int nitems,
-                   void *dest,
-                   int32_t destsize);
-
-BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
-
-BLOSC_EXPORT
-void blosc1_cbuffer_sizes(const void *cbuffer,
-                          size_t *nbytes,
-                          size_t *cbytes,
-                          size_t *blocksize);
-
-BLOSC_EXPORT
-int blosc2_cbuffer_sizes(const void *cbuffer,
-                         int32_t *nbytes,
-                         int32_t *cbytes,
-                         int32_t *blocksize);
-
-BLOSC_EXPORT int blosc1_cbuffer_validate(const void *cbuffer, size_t cbytes, size_t *nbytes);
-
-BLOSC_EXPORT void blosc1_cbuffer_metainfo(const void *cbuffer, size_t *typesize, int *flags);
-
-BLOSC_EXPORT void blosc2_cbuffer_versions(const void *cbuffer, int *version, int *versionlz);
-
-BLOSC_EXPORT const char *blosc2_cbuffer_complib(const void *cbuffer);
-
-BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
-
-BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
-
-BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
-
 BLOSC_EXPORT struct blosc2_context_s *blosc2_create_cctx(struct blosc2_cparams cparams);
 
 BLOSC_EXPORT struct blosc2_context_s *blosc2_create_dctx(struct blosc2_dparams dparams);
@@ -740,6 +691,38 @@ int blosc2_ctx_get_dparams(struct blosc2_context_s *ctx,
 BLOSC_EXPORT int blosc2_set_maskout(struct blosc2_context_s *ctx, bool *maskout, int nblocks);
 
 BLOSC_EXPORT
+int blosc2_compress_ctx(struct blosc2_context_s *context,
+                        const void *src,
+                        int32_t srcsize,
+                        void *dest,
+                        int32_t destsize);
+
+BLOSC_EXPORT
+int blosc2_decompress_ctx(struct blosc2_context_s *context,
+                          const void *src,
+                          int32_t srcsize,
+                          void *dest,
+                          int32_t destsize);
+
+BLOSC_EXPORT
+int blosc2_getitem_ctx(struct blosc2_context_s *context,
+                       const void *src,
+                       int32_t srcsize,
+                       int start,
+                       int nitems,
+                       void *dest,
+                       int32_t destsize);
+
+BLOSC_EXPORT
+int blosc2_getitem_bytes_ctx(struct blosc2_context_s *context,
+                             const void *src,
+                             int32_t srcsize,
+                             int32_t start,
+                             int32_t nbytes,
+                             void *dest,
+                             int32_t destsize);
+
+BLOSC_EXPORT
 int blosc2_compress(int clevel,
                     int doshuffle,
                     int32_t typesize,
@@ -751,44 +734,52 @@ int blosc2_compress(int clevel,
 BLOSC_EXPORT int blosc2_decompress(const void *src, int32_t srcsize, void *dest, int32_t destsize);
 
 BLOSC_EXPORT
-int blosc2_compress_ctx(struct blosc2_context_s *context,
-                        const void *src,
-                        int32_t srcsize,
-                        void *dest,
-                        int32_t destsize);
+int blosc2_getitem(const void *src,
+                   int32_t srcsize,
+                   int start,
+                   int nitems,
+                   void *dest,
+                   int32_t destsize);
 
 BLOSC_EXPORT
-int blosc2_vlcompress_ctx(struct blosc2_context_s *context,
-                          const void *const *srcs,
-                          const int32_t *srcsizes,
-                          int32_t nblocks,
-                          void *dest,
-                          int32_t destsize);
+int blosc1_compress(int clevel,
+                    int doshuffle,
+                    size_t typesize,
+                    size_t nbytes,
+                    const void *src,
+                    void *dest,
+                    size_t destsize);
+
+BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize);
+
+BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
+
+/**
+ * With a callback installed, contexts with several threads hand their blocks to it as
+ * `nthreads` jobs (each job takes blocks until none is left) instead of to their worker pool;
+ * NULL restores the pools.
+ */
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 BLOSC_EXPORT
-int blosc2_decompress_ctx(struct blosc2_context_s *context,
-                          const void *src,
-                          int32_t srcsize,
-                          void *dest,
-                          int32_t destsize);
+int blosc2_cbuffer_sizes(const void *cbuffer,
+                         int32_t *nbytes,
+                         int32_t *cbytes,
+                         int32_t *blocksize);
 
 BLOSC_EXPORT
-int blosc2_vldecompress_ctx(struct blosc2_context_s *context,
-                            const void *src,
-                            int32_t srcsize,
-                            void **dests,
-                            int32_t *destsizes,
-                            int32_t maxblocks);
+void blosc1_cbuffer_sizes(const void *cbuffer,
+                          size_t *nbytes,
+                          size_t *cbytes,
+                          size_t *blocksize);
 
-BLOSC_EXPORT int blosc2_vlchunk_get_nblocks(const void *src, int32_t srcsize, int32_t *nblocks);
+BLOSC_EXPORT int blosc1_cbuffer_validate(const void *cbuffer, size_t cbytes, size_t *nbytes);
 
-BLOSC_EXPORT
-int blosc2_vldecompress_block_ctx(struct blosc2_context_s *context,
-                                  const void *src,
-                                  int32_t srcsize,
-                                  int32_t nblock,
-                                  uint8_t **dest,
-                                  int32_t *destsize);
+BLOSC_EXPORT void blosc1_cbuffer_metainfo(const void *cbuffer, size_t *typesize, int *flags);
+
+BLOSC_EXPORT void blosc2_cbuffer_versions(const void *cbuffer, int *version, int *versionlz);
+
+BLOSC_EXPORT const char *blosc2_cbuffer_complib(const void *cbuffer);
 
 BLOSC_EXPORT
 int blosc2_chunk_zeros(struct blosc2_cparams cparams,
@@ -816,22 +807,34 @@ int blosc2_chunk_uninit(struct blosc2_cparams cparams,
                         int32_t destsize);
 
 BLOSC_EXPORT
-int blosc2_getitem_ctx(struct blosc2_context_s *context,
-                       const void *src,
-                       int32_t srcsize,
-                       int start,
-                       int nitems,
-                       void *dest,
-                       int32_t destsize);
+int blosc2_vlcompress_ctx(struct blosc2_context_s *context,
+                          const void *const *srcs,
+                          const int32_t *srcsizes,
+                          int32_t nblocks,
+                          void *dest,
+                          int32_t destsize);
 
 BLOSC_EXPORT
-int blosc2_getitem_bytes_ctx(struct blosc2_context_s *context,
-                             const void *src,
-                             int32_t srcsize,
-                             int32_t start,
-                             int32_t nbytes,
-                             void *dest,
-                             int32_t destsize);
+int blosc2_vldecompress_ctx(struct blosc2_context_s *context,
+                            const void *src,
+                            int32_t srcsize,
+                            void **dests,
+                            int32_t *destsizes,
+                            int32_t maxblocks);
+
+BLOSC_EXPORT int blosc2_vlchunk_get_nblocks(const void *src, int32_t srcsize, int32_t *nblocks);
+
+BLOSC_EXPORT
+int blosc2_vldecompress_block_ctx(struct blosc2_context_s *context,
+                                  const void *src,
+                                  int32_t srcsize,
+                                  int32_t nblock,
+                                  uint8_t **dest,
+                                  int32_t *destsize);
+
+BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
+
+BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
 
 BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
 
@@ -839,53 +842,27 @@ BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
                                          struct blosc2_storage *storage);
 
-BLOSC_EXPORT
-struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
-                                                int64_t len,
-                                                bool copy);
+BLOSC_EXPORT int blosc2_schunk_free(struct blosc2_schunk *schunk);
 
 BLOSC_EXPORT
 void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk,
                                      bool avoid_cframe_free);
 
-BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
-
-BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
-
-BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
-
+/**
+ * Compresses with the super-chunk's compression context (`cctx`, as c-blosc2 does) and
+ * appends the chunk.
+ */
 BLOSC_EXPORT
-struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
-                                              const struct blosc2_io *udio);
+int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
+                                    const void *src,
+                                    int32_t nbytes);
 
-BLOSC_EXPORT
-struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
-                                                     int64_t offset,
-                                                     const struct blosc2_io *udio);
-
-BLOSC_EXPORT
-int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
-                                uint8_t **cframe,
-                                bool *needs_free);
-
-BLOSC_EXPORT int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
-
-BLOSC_EXPORT int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
-
-BLOSC_EXPORT int blosc2_schunk_free(struct blosc2_schunk *schunk);
-
+/**
+ * Ownership as in c-blosc2: with `copy` false the super-chunk takes the (malloc'd) chunk and
+ * frees it once stored.
+ */
 BLOSC_EXPORT
 int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk,
-                                   uint8_t *chunk,
-                                   bool copy);
-
-BLOSC_EXPORT
-int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
-                                   int64_t nchunk,
                                    uint8_t *chunk,
                                    bool copy);
 
@@ -895,12 +872,13 @@ int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
                                    uint8_t *chunk,
                                    bool copy);
 
-BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
-
 BLOSC_EXPORT
-int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
-                                    const void *src,
-                                    int32_t nbytes);
+int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
 
 BLOSC_EXPORT
 int blosc2_schunk_decompress_chunk(struct blosc2_schunk *schunk,
@@ -921,23 +899,10 @@ int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
                                 bool *needs_free);
 
 BLOSC_EXPORT
-int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
-                              int64_t nchunk,
-                              int32_t nblock,
-                              uint8_t **dest,
-                              int32_t *destsize);
-
-BLOSC_EXPORT
 int blosc2_schunk_get_slice_buffer(struct blosc2_schunk *schunk,
                                    int64_t start,
                                    int64_t stop,
                                    void *buffer);
-
-BLOSC_EXPORT
-int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
-                                    int64_t ncoords,
-                                    const int64_t *coords,
-                                    void *buffer);
 
 BLOSC_EXPORT
 int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
@@ -964,6 +929,68 @@ int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
                                    int64_t nitems,
                                    int special_value,
                                    int32_t chunksize);
+
+BLOSC_EXPORT
+int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
+                                    int64_t ncoords,
+                                    const int64_t *coords,
+                                    void *buffer);
+
+BLOSC_EXPORT
+int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
+
+BLOSC_EXPORT
+int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
+                                 int64_t *start,
+                                 int64_t *stop,
+                                 int64_t **chunks_idx);
+
+BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
+
+BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
+
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
+                                                int64_t len,
+                                                bool copy);
+
+/**
+ * The super-chunk as a cframe: the in-memory frame itself (needs_free false) or a copy
+ * (malloc'd, needs_free true).
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
+                                uint8_t **cframe,
+                                bool *needs_free);
+
+BLOSC_EXPORT int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+BLOSC_EXPORT int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
+
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
+
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
+                                              const struct blosc2_io *udio);
+
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
+                                                     int64_t offset,
+                                                     const struct blosc2_io *udio);
+
+BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
+
+/**
+ * Re-reads a disk-based super-chunk that another handle may have changed: 1 when the counters
+ * or metalayers changed, 0 when they were current (and for super-chunks not on disk).
+ */
+BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
 
 BLOSC_EXPORT
 int blosc2_meta_add(struct blosc2_schunk *schunk,
@@ -993,6 +1020,9 @@ int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
                          int32_t content_len,
                          struct blosc2_cparams *cparams);
 
+/**
+ * The content is malloc'd (the caller frees it), as in c-blosc2.
+ */
 BLOSC_EXPORT
 int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
                       const char *name,
@@ -1001,19 +1031,17 @@ int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
 
 BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *name);
 
+/**
+ * Fills `names[0..nvlmetalayers]` with the names the super-chunk keeps (not copies, as in
+ * c-blosc2); returns how many.
+ */
 BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
 
-BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
+BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
 
-BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
+BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
 
-BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
-
-BLOSC_EXPORT
-int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
-                                 int64_t *start,
-                                 int64_t *stop,
-                                 int64_t **chunks_idx);
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
 
 #ifdef __cplusplus
 }  // extern "C"

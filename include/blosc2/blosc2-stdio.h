@@ -45,7 +45,7 @@ typedef struct blosc2_stdio_mmap {
 extern "C" {
 #endif // __cplusplus
 
-BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params);
+BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void *_params);
 
 BLOSC_EXPORT int blosc2_stdio_close(void *stream);
 

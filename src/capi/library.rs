@@ -20,7 +20,7 @@ use crate::codecs::names;
 use crate::{global, urlpath, Error};
 
 /// Runs `f`, turning a panic into `on_panic` so that no unwinding crosses into C.
-fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
+pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
     catch_unwind(f).unwrap_or(on_panic)
 }
 
@@ -28,7 +28,7 @@ fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
 ///
 /// # Safety
 /// `s` is NULL or points to a NUL-terminated string that outlives 'a.
-unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
+pub(crate) unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
     if s.is_null() {
         return None;
     }
@@ -96,7 +96,11 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
     compname: *mut *const c_char,
 ) -> c_int {
     guard(Error::Failure.code(), || {
-        let name = codec_name_cstr(compcode);
+        // Built-in and known plugin codecs first, then those registered by the program.
+        let name = codec_name_cstr(compcode).or_else(|| {
+            let id = u8::try_from(compcode).ok()?;
+            crate::chunk::registry::codec(id).map(|e| crate::capi::chunk::registered_name(&e.name))
+        });
         if !compname.is_null() {
             // SAFETY: compname is non-NULL and points to a writable `const char *`.
             unsafe { *compname = name.map_or(ptr::null(), CStr::as_ptr) };
@@ -114,7 +118,10 @@ pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) ->
     guard(-1, || {
         // SAFETY: compname is NULL or a C string, per the API.
         unsafe { c_str(compname) }
-            .and_then(names::code_of)
+            .and_then(|n| {
+                names::code_of(n)
+                    .or_else(|| crate::chunk::registry::codec_by_name(n).map(|e| e.id as c_int))
+            })
             .unwrap_or(-1)
     })
 }

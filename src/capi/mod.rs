@@ -4,9 +4,16 @@
 //! what c-blosc2's documentation of the same function says (the contract C callers already follow).
 #![allow(clippy::missing_safety_doc)]
 
+pub mod b2nd;
+pub mod chunk;
 pub mod consts;
+pub mod io;
 pub mod library;
+pub mod meta;
+pub(crate) mod params;
+pub mod schunk;
 pub mod shuffle;
+pub mod stdio;
 pub mod types;
 
 #[cfg(rblosc2_pending)]

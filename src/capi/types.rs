@@ -100,6 +100,7 @@ pub struct blosc2_instr {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_io_cb {
     pub id: u8,
     pub name: *mut c_char,
@@ -114,6 +115,7 @@ pub struct blosc2_io_cb {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_io {
     pub id: u8,
     pub name: *const c_char,
@@ -139,6 +141,7 @@ pub struct blosc2_tuner {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_prefilter_params {
     pub user_data: *mut c_void,
     pub input: *const u8,
@@ -156,6 +159,7 @@ pub struct blosc2_prefilter_params {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_postfilter_params {
     pub user_data: *mut c_void,
     pub input: *const u8,
@@ -172,6 +176,7 @@ pub struct blosc2_postfilter_params {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_cparams {
     pub compcode: u8,
     pub compcode_meta: u8,
@@ -194,6 +199,7 @@ pub struct blosc2_cparams {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct blosc2_dparams {
     pub nthreads: i16,
     pub schunk: *mut c_void,

@@ -47,13 +47,20 @@ pub fn compute_blocksize(
     splitmode: i32,
     filter_flags: u8,
 ) -> i32 {
+    if user_blocksize != 0 {
+        // c-blosc2 3.3.5 takes a forced block size as it is (not even rounded to the typesize),
+        // only capped at a non-empty buffer's size.
+        return if nbytes > 0 && user_blocksize > nbytes {
+            nbytes
+        } else {
+            user_blocksize
+        };
+    }
     if nbytes < typesize {
         return 1;
     }
     let mut blocksize = nbytes;
-    if user_blocksize != 0 {
-        blocksize = user_blocksize;
-    } else {
+    {
         if nbytes >= L1 {
             blocksize = L1;
             if is_hcr(compcode) {

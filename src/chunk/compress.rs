@@ -2,7 +2,7 @@
 
 use super::blocksize::{compute_blocksize, split_block};
 use super::header::*;
-use super::params::CParams;
+use super::params::{BlockInfo, CParams};
 use super::pipeline::{self, Loc};
 use super::scratch::{with_scratch, Scratch};
 use crate::codecs::{self, Dict};
@@ -203,21 +203,27 @@ pub fn validate(params: &CParams) -> Result<()> {
     Ok(())
 }
 
-/// Runs `f(nblock, tid)` for every block, on the pool when there is one.
+/// Runs `f(nblock, tid)` for every block, on the pool when there is one (or, when the caller
+/// installed a job runner, on as many of its jobs as the pool has threads).
 pub(crate) fn for_each_block<T: Send>(
     pool: Option<&rayon::ThreadPool>,
     nblocks: usize,
     f: impl Fn(usize, usize) -> T + Sync + Send,
-) -> Vec<T> {
+) -> Result<Vec<T>> {
     match pool {
-        Some(pool) if nblocks > 1 => pool.install(|| {
-            use rayon::prelude::*;
-            (0..nblocks)
-                .into_par_iter()
-                .map(|i| f(i, rayon::current_thread_index().unwrap_or(0)))
-                .collect()
-        }),
-        _ => (0..nblocks).map(|i| f(i, 0)).collect(),
+        Some(pool) if nblocks > 1 => {
+            if let Some(runner) = super::runner::job_runner() {
+                return super::runner::run_items(&*runner, pool.current_num_threads(), nblocks, f);
+            }
+            Ok(pool.install(|| {
+                use rayon::prelude::*;
+                (0..nblocks)
+                    .into_par_iter()
+                    .map(|i| f(i, rayon::current_thread_index().unwrap_or(0)))
+                    .collect()
+            }))
+        }
+        _ => Ok((0..nblocks).map(|i| f(i, 0)).collect()),
     }
 }
 
@@ -363,7 +369,17 @@ pub fn compress(
                 bs
             };
             let out = &mut dst[hl + off..hl + off + len];
-            if pre.call(&src[off..off + len], out, off as i32, nblock as i32, 0) != 0 {
+            if pre.call(
+                &src[off..off + len],
+                out,
+                BlockInfo {
+                    typesize,
+                    offset: off as i32,
+                    nblock: nblock as i32,
+                    tid: 0,
+                },
+            ) != 0
+            {
                 return Err(Error::FilterPipeline);
             }
         }
@@ -439,7 +455,7 @@ fn compress_blocks(
                     out
                 })
             })
-        });
+        })?;
         for out in outs {
             let out = out?;
             if out.is_empty() || pos + out.len() > dst.len() {

@@ -1,7 +1,7 @@
 //! Chunk decompression and getitem, for every chunk format c-blosc 1.x and c-blosc2 wrote.
 
 use super::header::*;
-use super::params::DParams;
+use super::params::{BlockInfo, DParams};
 use super::pipeline::{self, Backward, Loc};
 use super::scratch::{with_scratch, Scratch};
 use crate::codecs::{self, zstd::PreparedDict, Dict};
@@ -392,7 +392,17 @@ pub fn decompress_with(
             chunk.fill_plain(i * bs, block)?;
             if let Some(post) = &dparams.postfilter {
                 let input = block.to_vec();
-                if post.call(&input, block, (i * bs) as i32, i as i32, 0) != 0 {
+                if post.call(
+                    &input,
+                    block,
+                    BlockInfo {
+                        typesize: h.typesize as i32,
+                        offset: (i * bs) as i32,
+                        nblock: i as i32,
+                        tid: 0,
+                    },
+                ) != 0
+                {
                     return Err(Error::Postfilter);
                 }
             }
@@ -432,6 +442,26 @@ pub fn decompress_with(
         with_scratch(|s| chunk.decode_block(&bw, i, block, dref, tid, s))
     };
     match pool {
+        Some(pool) if blocks.len() > 1 && super::runner::job_runner().is_some() => {
+            let runner = super::runner::job_runner().ok_or(Error::ThreadCreate)?;
+            let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> = blocks
+                .into_iter()
+                .map(|b| std::sync::Mutex::new(Some(b)))
+                .collect();
+            let results = super::runner::run_items(
+                &*runner,
+                pool.current_num_threads(),
+                slots.len(),
+                |k, tid| {
+                    let taken = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+                    match taken {
+                        Some(b) => decode(k + start_block, b, tid),
+                        None => Err(Error::ThreadCreate),
+                    }
+                },
+            )?;
+            results.into_iter().collect::<Result<()>>()?;
+        }
         Some(pool) if blocks.len() > 1 => {
             use rayon::prelude::*;
             pool.install(|| {

@@ -149,13 +149,17 @@ impl ChunkHeader {
             }
         }
         let special = h.special_raw();
-        // c-blosc2 3.3.5 reads special chunks whose nbytes is not a multiple of the typesize
-        // (the value pattern is cut at the end).
-        if h.extended
-            && special == Special::Value as u8
-            && h.cbytes < EXTENDED_HEADER_LENGTH as i32 + h.typesize as i32
-        {
-            return Err(Error::ReadBuffer);
+        // Only a repeated value must tile nbytes: c-blosc2 itself writes zero/NaN/uninit chunks
+        // whose nbytes is not a multiple of the typesize (an all-zero buffer compressed whole).
+        if h.extended && special == Special::Value as u8 {
+            if h.nbytes % h.typesize as i32 != 0 {
+                return Err(Error::InvalidHeader);
+            }
+            if special == Special::Value as u8
+                && h.cbytes < EXTENDED_HEADER_LENGTH as i32 + h.typesize as i32
+            {
+                return Err(Error::ReadBuffer);
+            }
         }
         Ok(h)
     }

@@ -6,6 +6,8 @@ pub mod decompress;
 pub mod header;
 pub mod params;
 pub mod pipeline;
+pub mod registry;
+pub mod runner;
 pub mod scratch;
 pub mod special;
 pub mod vlblocks;

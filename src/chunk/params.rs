@@ -2,7 +2,13 @@
 //! `blosc2_dparams` onto these).
 
 use super::header::{MAX_FILTERS, SHUFFLE};
+use std::any::Any;
 use std::sync::Arc;
+
+/// Data of the layer above the core, carried with the parameters and never interpreted by the
+/// core (the C layer keeps the super-chunk back-pointer and the C-only fields of
+/// `blosc2_cparams`/`blosc2_dparams` here, for the user callbacks it wraps).
+pub type Owner = Arc<dyn Any + Send + Sync>;
 
 /// Split modes (BLOSC_*_SPLIT).
 pub const ALWAYS_SPLIT: i32 = 1;
@@ -20,16 +26,43 @@ pub trait UserCodec: Send + Sync {
 
 /// A user-registered filter, as the core sees it.
 pub trait UserFilter: Send + Sync {
-    fn forward(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, nblock: i32) -> i32;
-    fn backward(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, nblock: i32) -> i32;
+    /// `typesize` is the chunk's item size (the header's, when decompressing).
+    fn forward(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &CParams,
+        nblock: i32,
+        typesize: i32,
+    ) -> i32;
+    fn backward(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &DParams,
+        nblock: i32,
+        typesize: i32,
+    ) -> i32;
 }
 
 /// Per-block callback run before the filters (prefilter) or after them (postfilter).
 pub trait BlockCallback: Send + Sync {
     /// `input` is the block's source (for a prefilter: the chunk's source bytes of this block),
     /// `output` receives `output.len()` bytes. `offset` is the byte offset of the block in the
-    /// chunk; `nblock` its index; `tid` the worker id. Non-zero return = failure.
-    fn call(&self, input: &[u8], output: &mut [u8], offset: i32, nblock: i32, tid: i32) -> i32;
+    /// chunk; `nblock` its index; `tid` the worker id; `typesize` the chunk's item size.
+    /// Non-zero return = failure.
+    fn call(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> i32;
+}
+
+/// Where the block a `BlockCallback` handles sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockInfo {
+    pub typesize: i32,
+    pub offset: i32,
+    pub nblock: i32,
+    pub tid: i32,
 }
 
 /// Compression parameters.
@@ -51,6 +84,7 @@ pub struct CParams {
     pub prefilter: Option<Arc<dyn BlockCallback>>,
     pub user_codec: Option<Arc<dyn UserCodec>>,
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
+    pub owner: Option<Owner>,
 }
 
 impl Default for CParams {
@@ -71,6 +105,7 @@ impl Default for CParams {
             prefilter: None,
             user_codec: None,
             user_filters: Vec::new(),
+            owner: None,
         }
     }
 }
@@ -98,6 +133,7 @@ pub struct DParams {
     pub postfilter: Option<Arc<dyn BlockCallback>>,
     pub user_codecs: Vec<(u8, Arc<dyn UserCodec>)>,
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
+    pub owner: Option<Owner>,
 }
 
 impl Default for DParams {
@@ -108,6 +144,7 @@ impl Default for DParams {
             postfilter: None,
             user_codecs: Vec::new(),
             user_filters: Vec::new(),
+            owner: None,
         }
     }
 }

@@ -6,7 +6,7 @@
 //! decoded block.
 
 use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
-use super::params::{CParams, DParams};
+use super::params::{BlockInfo, CParams, DParams};
 use super::scratch::pair_mut;
 use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
 use crate::{Error, Result};
@@ -65,7 +65,11 @@ fn forward_one(
                 .iter()
                 .find(|(id, _)| *id == f)
                 .ok_or(Error::FilterPipeline)?;
-            if uf.1.forward(src, dst, meta, params, nblock as i32) != 0 {
+            if uf
+                .1
+                .forward(src, dst, meta, params, nblock as i32, typesize as i32)
+                != 0
+            {
                 return Err(Error::FilterPipeline);
             }
         }
@@ -91,7 +95,17 @@ pub fn forward(
     if let Some(pre) = &params.prefilter {
         let out = &mut bufs[0][..bsize];
         let input = &chunk_src[offset..offset + bsize];
-        if pre.call(input, out, offset as i32, nblock as i32, tid as i32) != 0 {
+        if pre.call(
+            input,
+            out,
+            BlockInfo {
+                typesize: typesize as i32,
+                offset: offset as i32,
+                nblock: nblock as i32,
+                tid: tid as i32,
+            },
+        ) != 0
+        {
             return Err(Error::FilterPipeline);
         }
         cur = Loc::Buf(0);
@@ -192,7 +206,8 @@ fn backward_one(
                 .iter()
                 .find(|(id, _)| *id == f)
                 .ok_or(Error::FilterPipeline)?;
-            let rc = uf.1.backward(src, dst, meta, bw.dparams, nblock as i32);
+            let rc =
+                uf.1.backward(src, dst, meta, bw.dparams, nblock as i32, ts as i32);
             if rc != 0 {
                 return Err(if rc < 0 {
                     Error::from_code(rc).unwrap_or(Error::FilterPipeline)
@@ -263,7 +278,17 @@ pub fn backward(
                 &input_copy
             }
         };
-        if post.call(input, dest, offset as i32, nblock as i32, tid as i32) != 0 {
+        if post.call(
+            input,
+            dest,
+            BlockInfo {
+                typesize: bw.typesize as i32,
+                offset: offset as i32,
+                nblock: nblock as i32,
+                tid: tid as i32,
+            },
+        ) != 0
+        {
             return Err(Error::Postfilter);
         }
     } else if let Loc::Buf(s) = cur {

@@ -1,6 +1,7 @@
 //! Special-value chunks: a header (plus one value) that stands for a whole chunk of zeros,
 //! NaNs, a repeated value, or uninitialised bytes.
 
+use super::blocksize::compute_blocksize;
 use super::header::*;
 use super::params::CParams;
 use crate::{Error, Result};
@@ -23,6 +24,23 @@ pub fn make(
     if kind == Special::Nan && typesize != 4 && typesize != 8 {
         return Err(Error::InvalidParam);
     }
+    write(params, kind, nbytes, value, dst)
+}
+
+/// Writes a special chunk without `make`'s checks of the item size (the C layer checks what
+/// c-blosc2 checks, which writes NaN chunks of any typesize). Like c-blosc2, the header names
+/// no codec or filters and states the block size a compression of `nbytes` would use.
+pub fn write(
+    params: &CParams,
+    kind: Special,
+    nbytes: i32,
+    value: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<usize> {
+    let typesize = params.typesize;
+    if typesize <= 0 || typesize > MAX_TYPESIZE as i32 || nbytes < 0 {
+        return Err(Error::InvalidParam);
+    }
     let len = EXTENDED_HEADER_LENGTH
         + if kind == Special::Value {
             typesize as usize
@@ -38,20 +56,30 @@ pub fn make(
         flags: DOSHUFFLE | DOBITSHUFFLE,
         typesize: typesize as u8,
         nbytes,
-        blocksize: nbytes,
+        blocksize: compute_blocksize(
+            params.compcode,
+            params.clevel,
+            typesize,
+            nbytes,
+            params.blocksize,
+            params.splitmode,
+            flags_from_filters(&params.filters),
+        ),
         cbytes: len as i32,
-        filters: params.filters,
-        udcompcode: params.compcode,
-        compcode_meta: params.compcode_meta,
-        filters_meta: params.filters_meta,
+        filters: [0; MAX_FILTERS],
+        udcompcode: 0,
+        compcode_meta: 0,
+        filters_meta: [0; MAX_FILTERS],
         blosc2_flags2: 0,
         blosc2_flags: (kind as u8) << 4,
         extended: true,
     };
     header.write(dst);
     if kind == Special::Value {
-        let v = value.ok_or(Error::NullPointer)?;
-        dst[EXTENDED_HEADER_LENGTH..len].copy_from_slice(&v[..typesize as usize]);
+        let v = value
+            .and_then(|v| v.get(..typesize as usize))
+            .ok_or(Error::NullPointer)?;
+        dst[EXTENDED_HEADER_LENGTH..len].copy_from_slice(v);
     }
     Ok(len)
 }

@@ -1,1 +1,667 @@
-//! frame
+//! Frames: a super-chunk serialised as header + chunks + offsets index + trailer, either
+//! contiguous (one buffer or file, possibly at an offset inside a larger file) or sparse (a
+//! directory holding the index frame `chunks.b2frame` and one `NNNNNNNN.chunk` file per chunk).
+//!
+//! `Frame` keeps the header fields and the decoded offsets in memory; reads go to the byte
+//! store through `&self` (positional), writes rewrite the index, trailer and header after each
+//! change, in the order and layout c-blosc2 3.3.5 uses, so that the bytes match.
+
+pub mod header;
+pub mod io;
+pub mod offsets;
+pub mod trailer;
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH};
+use crate::chunk::{CParams, ChunkHeader};
+use crate::{Error, Result};
+
+pub use header::{FrameHeader, Meta};
+use io::{read_exact_at, read_vec, ByteStore, Io, MemStore, OpenMode};
+
+/// Name of the index frame inside an sframe directory.
+pub const SFRAME_INDEX: &str = "chunks.b2frame";
+
+/// Path of chunk file `id` of the sframe in `dir`.
+pub fn sframe_chunk_path(dir: &Path, id: i64) -> PathBuf {
+    dir.join(format!("{:08X}.chunk", id as u32))
+}
+
+/// Where a frame's bytes are.
+pub enum Backing {
+    /// A contiguous frame starting at `offset` in `store` (a buffer or a file).
+    Contiguous {
+        store: Box<dyn ByteStore>,
+        offset: u64,
+    },
+    /// A sparse frame: the index frame in `index`, chunk files in `dir`.
+    Sparse {
+        dir: PathBuf,
+        index: Box<dyn ByteStore>,
+    },
+}
+
+/// What opening a frame finds besides the frame itself.
+pub struct Opened {
+    pub frame: Frame,
+    pub metas: Vec<Meta>,
+    pub vlmetas: Vec<Meta>,
+    /// `blosc2_flags2` of the first chunk (tells VL-block super-chunks), 0 without chunks.
+    pub flags2: u8,
+}
+
+/// An open frame.
+pub struct Frame {
+    backing: Backing,
+    io: Arc<dyn Io>,
+    /// The header as last read or written (sizes, chunk size, header and frame lengths).
+    header: FrameHeader,
+    offsets: Vec<i64>,
+    trailer_len: u32,
+}
+
+impl Frame {
+    /// The header fields as last read or written.
+    pub fn header(&self) -> &FrameHeader {
+        &self.header
+    }
+
+    /// Length of the frame in bytes (for an sframe, of its index frame).
+    pub fn len(&self) -> i64 {
+        self.header.frame_len
+    }
+
+    /// Whether the frame holds no bytes at all (never true for a valid frame).
+    pub fn is_empty(&self) -> bool {
+        self.header.frame_len == 0
+    }
+
+    pub fn nchunks(&self) -> i64 {
+        self.offsets.len() as i64
+    }
+
+    /// The decoded chunk offsets (negative: special chunk; sframe: chunk file ids).
+    pub fn offsets(&self) -> &[i64] {
+        &self.offsets
+    }
+
+    pub fn is_sparse(&self) -> bool {
+        matches!(self.backing, Backing::Sparse { .. })
+    }
+
+    /// The sframe directory, for sparse frames.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.backing {
+            Backing::Sparse { dir, .. } => Some(dir),
+            Backing::Contiguous { .. } => None,
+        }
+    }
+
+    /// The whole frame when it is a contiguous frame in memory.
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match &self.backing {
+            Backing::Contiguous { store, offset: 0 } => store.as_slice(),
+            _ => None,
+        }
+    }
+
+    fn main_store(&self) -> (&dyn ByteStore, u64) {
+        match &self.backing {
+            Backing::Contiguous { store, offset } => (&**store, *offset),
+            Backing::Sparse { index, .. } => (&**index, 0),
+        }
+    }
+
+    /// Reads the whole frame (index frame for sframes) into a vector.
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
+        let (store, base) = self.main_store();
+        let len = usize::try_from(self.header.frame_len).map_err(|_| Error::MemoryAlloc)?;
+        read_vec(store, base, len)
+    }
+
+    // ----- opening -------------------------------------------------------------------------
+
+    /// Opens a contiguous frame held in memory; `frame_len` in its header must equal its size.
+    pub fn from_memory(store: MemStore) -> Result<Opened> {
+        let len = store.bytes().len() as u64;
+        Self::open_store(
+            Backing::Contiguous {
+                store: Box::new(store),
+                offset: 0,
+            },
+            Arc::new(io::FileIo),
+            Some(len),
+        )
+    }
+
+    /// Opens the frame at `urlpath` (a cframe file, or an sframe directory) whose header
+    /// starts at byte `offset` of the file.
+    pub fn open(io: Arc<dyn Io>, urlpath: &Path, offset: u64) -> Result<Opened> {
+        let meta = std::fs::metadata(urlpath).map_err(|_| Error::FileOpen)?;
+        if meta.is_dir() {
+            let index = io.open(&urlpath.join(SFRAME_INDEX), OpenMode::ReadWrite)?;
+            let backing = Backing::Sparse {
+                dir: urlpath.to_path_buf(),
+                index,
+            };
+            return Self::open_store(backing, io, None);
+        }
+        let store = io
+            .open(urlpath, OpenMode::ReadWrite)
+            .or_else(|_| io.open(urlpath, OpenMode::Read))?;
+        let size = store.size()?;
+        if offset > size {
+            return Err(Error::FileRead);
+        }
+        Self::open_store(Backing::Contiguous { store, offset }, io, None)
+    }
+
+    fn open_store(backing: Backing, io: Arc<dyn Io>, exact_len: Option<u64>) -> Result<Opened> {
+        let (store, base) = match &backing {
+            Backing::Contiguous { store, offset } => (&**store, *offset),
+            Backing::Sparse { index, .. } => (&**index, 0),
+        };
+        let avail = store.size()?.saturating_sub(base);
+        if avail < header::HEADER_MINLEN as u64 {
+            return Err(Error::ReadBuffer);
+        }
+        let fixed = read_vec(store, base, header::HEADER_MINLEN)?;
+        let h = FrameHeader::parse(&fixed)?;
+        let frame_len = h.frame_len;
+        if let Some(exact) = exact_len {
+            if frame_len as u64 != exact {
+                return Err(Error::ReadBuffer);
+            }
+        }
+        let min_len = (header::HEADER_MINLEN + trailer::TRAILER_MINLEN) as i64;
+        if frame_len < min_len || frame_len as u64 > avail {
+            return Err(Error::ReadBuffer);
+        }
+        let sparse = matches!(backing, Backing::Sparse { .. });
+        if h.sparse != sparse {
+            return Err(Error::FrameType);
+        }
+        let tail = read_vec(
+            store,
+            base + frame_len as u64 - trailer::TRAILER_MINLEN as u64,
+            trailer::TRAILER_MINLEN,
+        )?;
+        let trailer_len = trailer::trailer_len_from_tail(&tail, frame_len)?;
+        let header_len = h.header_len as i64;
+        let header_bytes = read_vec(store, base, header_len as usize)?;
+        let metas = header::parse_metalayers(&header_bytes)?;
+
+        // Chunk count and offsets.
+        let trailer_at = frame_len - trailer_len as i64;
+        let off_pos = if sparse {
+            header_len
+        } else {
+            header_len
+                .checked_add(h.cbytes)
+                .ok_or(Error::InvalidHeader)?
+        };
+        let mut nchunks = h.nchunks_from_sizes()?;
+        let mut offsets = Vec::new();
+        if nchunks != Some(0) {
+            if off_pos < 0 || off_pos.saturating_add(EXTENDED_HEADER_LENGTH as i64) > trailer_at {
+                return Err(Error::InvalidHeader);
+            }
+            let off_head = read_vec(store, base + off_pos as u64, EXTENDED_HEADER_LENGTH)?;
+            let oh = ChunkHeader::parse(&off_head)?;
+            if off_pos.saturating_add(oh.cbytes as i64) > trailer_at {
+                return Err(Error::InvalidHeader);
+            }
+            let n = match nchunks {
+                Some(n) => n,
+                None => {
+                    if oh.nbytes % 8 != 0 {
+                        return Err(Error::InvalidHeader);
+                    }
+                    (oh.nbytes / 8) as i64
+                }
+            };
+            nchunks = Some(n);
+            offsets::offsets_nbytes(n).map_err(|_| Error::InvalidHeader)?;
+            let off_chunk = read_vec(store, base + off_pos as u64, oh.cbytes as usize)?;
+            offsets = offsets::decode(&off_chunk, n)?;
+            if !sparse {
+                for &o in &offsets {
+                    if o >= 0 && o > h.cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
+                        return Err(Error::InvalidHeader);
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(offsets.len() as i64, nchunks.unwrap_or(0));
+
+        let vl_at = if h.nbytes > 0 { trailer_at } else { header_len };
+        if vl_at < EXTENDED_HEADER_LENGTH as i64 || vl_at + trailer_len as i64 > frame_len {
+            return Err(Error::ReadBuffer);
+        }
+        let trailer_bytes = read_vec(store, base + vl_at as u64, trailer_len as usize)?;
+        let vlmetas = trailer::parse_vlmetalayers(&trailer_bytes)?;
+
+        let frame = Frame {
+            backing,
+            io,
+            header: h,
+            offsets,
+            trailer_len,
+        };
+        let mut flags2 = 0;
+        if frame.nchunks() > 0 {
+            let first = frame.chunk(0)?;
+            flags2 = ChunkHeader::parse(&first)?.blosc2_flags2;
+        }
+        Ok(Opened {
+            frame,
+            metas,
+            vlmetas,
+            flags2,
+        })
+    }
+
+    // ----- reading -------------------------------------------------------------------------
+
+    /// Uncompressed size of chunk `n` when it is special (it has no header of its own).
+    fn special_nbytes(&self, n: usize) -> Result<i32> {
+        let cs = self.header.chunksize;
+        if cs <= 0 {
+            return Err(Error::InvalidHeader);
+        }
+        let rem = self.header.nbytes % cs as i64;
+        if n + 1 == self.offsets.len() && rem != 0 {
+            Ok(rem as i32)
+        } else {
+            Ok(cs)
+        }
+    }
+
+    /// The (compressed) chunk `n`: borrowed from an in-memory frame, read from disk otherwise;
+    /// special chunks stored as offset values are materialised as c-blosc2 returns them.
+    pub fn chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let idx = usize::try_from(n).map_err(|_| Error::InvalidParam)?;
+        let offset = *self.offsets.get(idx).ok_or(Error::InvalidParam)?;
+        if let Some(kind) = offsets::offset_special(offset) {
+            let kind = kind?;
+            let params = CParams {
+                typesize: self.header.typesize,
+                blocksize: self.header.blocksize,
+                ..CParams::default()
+            };
+            let mut buf = vec![0u8; EXTENDED_HEADER_LENGTH];
+            let nbytes = self.special_nbytes(idx)?;
+            crate::chunk::special::make(&params, kind, nbytes, None, &mut buf)?;
+            return Ok(Cow::Owned(buf));
+        }
+        match &self.backing {
+            Backing::Sparse { dir, .. } => {
+                let store = self
+                    .io
+                    .open(&sframe_chunk_path(dir, offset), OpenMode::Read)?;
+                let size = store.size()?;
+                let head = read_vec(&*store, 0, EXTENDED_HEADER_LENGTH.min(size as usize))?;
+                let h = ChunkHeader::parse(&head)?;
+                if (h.cbytes as u64) > size {
+                    return Err(Error::ReadBuffer);
+                }
+                Ok(Cow::Owned(read_vec(&*store, 0, h.cbytes as usize)?))
+            }
+            Backing::Contiguous {
+                store,
+                offset: base,
+            } => {
+                let cbytes = self.header.cbytes;
+                if offset > cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
+                    return Err(Error::InvalidHeader);
+                }
+                let pos = base + self.header.header_len as u64 + offset as u64;
+                let mut head = [0u8; EXTENDED_HEADER_LENGTH];
+                read_exact_at(&**store, pos, &mut head)?;
+                let h = ChunkHeader::parse(&head)?;
+                if (h.cbytes as usize) < EXTENDED_HEADER_LENGTH || offset + h.cbytes as i64 > cbytes
+                {
+                    return Err(Error::InvalidHeader);
+                }
+                let len = h.cbytes as usize;
+                if let Some(all) = store.as_slice() {
+                    let start = pos as usize;
+                    return all
+                        .get(start..start + len)
+                        .map(Cow::Borrowed)
+                        .ok_or(Error::ReadBuffer);
+                }
+                Ok(Cow::Owned(read_vec(&**store, pos, len)?))
+            }
+        }
+    }
+
+    /// Chunk `n` as c-blosc2's `frame_get_lazychunk` returns it: the chunk itself when the
+    /// frame is in memory (or the chunk is special); for frames on disk a *lazy* chunk: the
+    /// header and block starts only, flagged lazy, followed by the chunk's number, its position
+    /// (in the frame; for sframes its file id) and the compressed size of every block, so that
+    /// decompression reads just the blocks it needs (see the `LazyBlocks` impl).
+    pub fn lazy_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let idx = usize::try_from(n).map_err(|_| Error::InvalidParam)?;
+        let offset = *self.offsets.get(idx).ok_or(Error::InvalidParam)?;
+        if offset < 0 || self.as_bytes().is_some() {
+            return self.chunk(n);
+        }
+        let (store, pos, _chunk_file);
+        match &self.backing {
+            Backing::Contiguous {
+                store: s,
+                offset: base,
+            } => {
+                if offset
+                    > self
+                        .header
+                        .cbytes
+                        .saturating_sub(EXTENDED_HEADER_LENGTH as i64)
+                {
+                    return Err(Error::InvalidHeader);
+                }
+                store = &**s;
+                pos = base + self.header.header_len as u64 + offset as u64;
+                _chunk_file = None;
+            }
+            Backing::Sparse { dir, .. } => {
+                let f = self
+                    .io
+                    .open(&sframe_chunk_path(dir, offset), OpenMode::Read)?;
+                _chunk_file = Some(f);
+                store = &**_chunk_file.as_ref().ok_or(Error::FileOpen)?;
+                pos = 0;
+            }
+        }
+        let head = read_vec(store, pos, EXTENDED_HEADER_LENGTH)?;
+        let h = ChunkHeader::parse(&head)?;
+        if (h.cbytes as usize) < EXTENDED_HEADER_LENGTH || h.blocksize <= 0 {
+            return Err(Error::InvalidHeader);
+        }
+        let (nblocks, leftover) = h.nblocks_leftover();
+        if nblocks == 0 || nblocks > i32::MAX as usize {
+            return Err(Error::InvalidHeader);
+        }
+        let special = h.special_raw();
+        if special == Special::Value as u8 {
+            let len = EXTENDED_HEADER_LENGTH + h.typesize as usize;
+            return Ok(Cow::Owned(read_vec(store, pos, len)?));
+        }
+        if special != 0 {
+            return Err(Error::InvalidHeader);
+        }
+        let bstarts_len = 4 * nblocks;
+        if !h.memcpyed() && bstarts_len > h.cbytes as usize - EXTENDED_HEADER_LENGTH {
+            return Err(Error::InvalidHeader);
+        }
+        let streams_at = if h.memcpyed() {
+            EXTENDED_HEADER_LENGTH
+        } else {
+            EXTENDED_HEADER_LENGTH + bstarts_len
+        };
+        let trailer_at = EXTENDED_HEADER_LENGTH + bstarts_len;
+        let mut lazy = vec![0u8; trailer_at + 12 + bstarts_len];
+        read_exact_at(store, pos, &mut lazy[..streams_at])?;
+        lazy[31] |= crate::chunk::header::LAZY_CHUNK;
+        let (id, at) = if self.is_sparse() {
+            (offset as i32, offset)
+        } else {
+            (n as i32, self.header.header_len as i64 + offset)
+        };
+        lazy[trailer_at..trailer_at + 4].copy_from_slice(&id.to_le_bytes());
+        lazy[trailer_at + 4..trailer_at + 12].copy_from_slice(&at.to_le_bytes());
+        let mut csizes = vec![0i32; nblocks];
+        if h.memcpyed() {
+            csizes.fill(h.blocksize);
+            if leftover > 0 {
+                csizes[nblocks - 1] = leftover as i32;
+            }
+        } else {
+            // Blocks may be stored out of order (written by several threads): a block's size is
+            // the distance to the next start in storage order, the last one runs to the end.
+            let starts: Vec<i32> = lazy[EXTENDED_HEADER_LENGTH..trailer_at]
+                .chunks_exact(4)
+                .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let mut order: Vec<usize> = (0..nblocks).collect();
+            order.sort_by_key(|&i| starts[i]);
+            for w in order.windows(2) {
+                csizes[w[0]] = starts[w[1]].wrapping_sub(starts[w[0]]);
+            }
+            let last = order[nblocks - 1];
+            csizes[last] = h.cbytes.wrapping_sub(starts[last]);
+        }
+        for (i, c) in csizes.iter().enumerate() {
+            let at = trailer_at + 12 + 4 * i;
+            lazy[at..at + 4].copy_from_slice(&c.to_le_bytes());
+        }
+        Ok(Cow::Owned(lazy))
+    }
+
+    /// The whole chunk a lazy chunk stands for (read from where its trailer says it is).
+    pub fn unlazy(&self, lazy: &[u8]) -> Result<Vec<u8>> {
+        let h = ChunkHeader::parse(lazy)?;
+        let (nblocks, _) = h.nblocks_leftover();
+        let at = EXTENDED_HEADER_LENGTH + 4 * nblocks;
+        let t = lazy.get(at..at + 12).ok_or(Error::ReadBuffer)?;
+        let position = i64::from_le_bytes(t[4..12].try_into().map_err(|_| Error::ReadBuffer)?);
+        let cbytes = usize::try_from(h.cbytes).map_err(|_| Error::InvalidHeader)?;
+        let mut whole = crate::chunk::decompress::LazyBlocks::read_block(
+            self,
+            0,
+            position,
+            0,
+            i32::try_from(cbytes).map_err(|_| Error::InvalidHeader)?,
+        )?;
+        if whole.len() > 31 {
+            whole[31] &= !crate::chunk::header::LAZY_CHUNK;
+        }
+        Ok(whole)
+    }
+
+    // ----- writing -------------------------------------------------------------------------
+
+    /// Creates a frame with no chunks in `backing` (the store is truncated to it).
+    pub fn create(
+        backing: Backing,
+        io: Arc<dyn Io>,
+        header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+    ) -> Result<Frame> {
+        let mut frame = Frame {
+            backing,
+            io,
+            header,
+            offsets: Vec::new(),
+            trailer_len: 0,
+        };
+        frame.header.nbytes = 0;
+        frame.header.cbytes = 0;
+        frame.header.sparse = frame.is_sparse();
+        let h = frame.header.clone();
+        frame.commit(h, metas, vlmetas, None, Vec::new())?;
+        Ok(frame)
+    }
+
+    /// Rewrites header, offsets index and trailer from `header` (sizes already updated by the
+    /// caller), after writing `new_chunk` (a regular chunk) where it goes: at the end of the
+    /// data section (`at` is its offset) or into its sframe chunk file (`at` is its id).
+    pub fn commit(
+        &mut self,
+        header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+        new_chunk: Option<(i64, &[u8])>,
+        offsets: Vec<i64>,
+    ) -> Result<()> {
+        self.commit_with(header, metas, vlmetas, new_chunk, offsets, None)
+    }
+
+    /// `commit` with the offsets chunk given already encoded (`None`: encode `offsets`).
+    pub fn commit_with(
+        &mut self,
+        mut header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+        new_chunk: Option<(i64, &[u8])>,
+        offsets: Vec<i64>,
+        off_chunk: Option<Vec<u8>>,
+    ) -> Result<()> {
+        header.sparse = self.is_sparse();
+        header.has_vlmeta = !vlmetas.is_empty();
+        let mut hbytes = header.encode(metas)?;
+        let header_len = hbytes.len() as i64;
+        if header_len != self.header.header_len as i64
+            && self.header.header_len != 0
+            && self.header.cbytes > 0
+            && !self.is_sparse()
+        {
+            // Chunks sit right after the header: it cannot change size under them.
+            return Err(Error::Data);
+        }
+        let off_chunk = match off_chunk {
+            Some(c) => c,
+            None if offsets.is_empty() => Vec::new(),
+            None => offsets::encode(&offsets)?,
+        };
+        let tbytes = trailer::encode(vlmetas)?;
+        let off_pos = if self.is_sparse() {
+            header_len
+        } else {
+            header_len + header.cbytes
+        };
+        let frame_len = off_pos + off_chunk.len() as i64 + tbytes.len() as i64;
+        header.frame_len = frame_len;
+        header.header_len = header_len as i32;
+        hbytes[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
+            .copy_from_slice(&frame_len.to_be_bytes());
+
+        let io = self.io.clone();
+        match &mut self.backing {
+            Backing::Sparse { dir, index } => {
+                if let Some((id, chunk)) = new_chunk {
+                    let mut f = io.open(&sframe_chunk_path(dir, id), OpenMode::Create)?;
+                    f.write_at(0, chunk)?;
+                }
+                write_frame(&mut **index, 0, &hbytes, off_pos, &off_chunk, &tbytes)?;
+            }
+            Backing::Contiguous { store, offset } => {
+                if let Some((at, chunk)) = new_chunk {
+                    store.write_at(*offset + header_len as u64 + at as u64, chunk)?;
+                }
+                write_frame(&mut **store, *offset, &hbytes, off_pos, &off_chunk, &tbytes)?;
+            }
+        }
+        self.header = header;
+        self.offsets = offsets;
+        self.trailer_len = tbytes.len() as u32;
+        Ok(())
+    }
+
+    /// Removes the chunk files of an sframe that no offset refers to any more.
+    pub fn remove_unused_chunk_files(&self, ids: &[i64]) -> Result<()> {
+        if let Backing::Sparse { dir, .. } = &self.backing {
+            for &id in ids {
+                if id >= 0 && !self.offsets.contains(&id) {
+                    let _ = self.io.remove(&sframe_chunk_path(dir, id));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the regular chunks of a contiguous frame so that chunk `n` (of `old_len` bytes at
+    /// `old_offset`) takes `new_len` bytes: the data after it shifts by the difference.
+    pub fn resize_chunk_slot(&mut self, old_offset: i64, old_len: i64, new_len: i64) -> Result<()> {
+        let Backing::Contiguous { store, offset } = &mut self.backing else {
+            return Ok(());
+        };
+        let data_start = *offset + self.header.header_len as u64;
+        let tail_from = old_offset + old_len;
+        let tail_len = self.header.cbytes - tail_from;
+        if tail_len > 0 && old_len != new_len {
+            let tail = read_vec(&**store, data_start + tail_from as u64, tail_len as usize)?;
+            store.write_at(data_start + (old_offset + new_len) as u64, &tail)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `chunk` at offset `at` of the data section of a contiguous frame.
+    pub fn write_in_data(&mut self, at: i64, chunk: &[u8]) -> Result<()> {
+        let Backing::Contiguous { store, offset } = &mut self.backing else {
+            return Err(Error::FrameType);
+        };
+        store.write_at(*offset + self.header.header_len as u64 + at as u64, chunk)
+    }
+}
+
+/// Writes header, offsets chunk and trailer of a frame at `base`, then cuts the store there.
+fn write_frame(
+    store: &mut dyn ByteStore,
+    base: u64,
+    header: &[u8],
+    off_pos: i64,
+    off_chunk: &[u8],
+    trailer: &[u8],
+) -> Result<()> {
+    let off_at = base + off_pos as u64;
+    store.write_at(off_at, off_chunk)?;
+    let trailer_at = off_at + off_chunk.len() as u64;
+    store.write_at(trailer_at, trailer)?;
+    store.truncate(trailer_at + trailer.len() as u64)?;
+    store.write_at(base, header)
+}
+
+/// The special kind of a chunk frames store only as an offset value (zeros, NaNs, uninit).
+pub fn chunk_special(chunk: &[u8]) -> Option<Special> {
+    offsets::chunk_offset_special(chunk)
+}
+
+impl crate::chunk::decompress::LazyBlocks for Frame {
+    /// Reads `len` bytes at `offset` of the chunk that starts at `chunk_offset` of the frame (for
+    /// sframes, `chunk_offset` is the chunk file id).
+    fn read_block(
+        &self,
+        _nchunk: i32,
+        chunk_offset: i64,
+        offset: i64,
+        len: i32,
+    ) -> Result<Vec<u8>> {
+        let (Ok(chunk_offset), Ok(offset), Ok(len)) = (
+            u64::try_from(chunk_offset),
+            u64::try_from(offset),
+            usize::try_from(len),
+        ) else {
+            return Err(Error::Data);
+        };
+        match &self.backing {
+            Backing::Contiguous {
+                store,
+                offset: base,
+            } => {
+                let end = chunk_offset
+                    .checked_add(offset)
+                    .and_then(|p| p.checked_add(len as u64))
+                    .ok_or(Error::Data)?;
+                if end > self.header.frame_len as u64 {
+                    return Err(Error::ReadBuffer);
+                }
+                read_vec(&**store, base + chunk_offset + offset, len)
+            }
+            Backing::Sparse { dir, .. } => {
+                let f = self
+                    .io
+                    .open(&sframe_chunk_path(dir, chunk_offset as i64), OpenMode::Read)?;
+                if offset.saturating_add(len as u64) > f.size()? {
+                    return Err(Error::ReadBuffer);
+                }
+                read_vec(&*f, offset, len)
+            }
+        }
+    }
+}

@@ -1,1 +1,1113 @@
-//! schunk
+//! Super-chunks: a sequence of chunks sharing compression parameters, with metalayers
+//! (fixed-size, in the frame header) and vlmetalayers (compressed, in the frame trailer), kept
+//! either as a plain list of chunks in memory or in a frame (see `crate::frame`).
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
+use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor};
+use crate::frame::header::{MAX_METALAYERS, METALAYER_NAME_MAXLEN};
+use crate::frame::io::{FileIo, Io, MemStore, OpenMode, SharedBytes};
+use crate::frame::offsets::chunk_offset_special;
+use crate::frame::trailer::MAX_VLMETALAYERS;
+use crate::frame::{Backing, Frame, FrameHeader, Meta, Opened, SFRAME_INDEX};
+use crate::{Error, Result};
+
+/// Where a super-chunk keeps its chunks (the core of `blosc2_storage`).
+#[derive(Clone)]
+pub struct Storage {
+    /// A contiguous frame (true) or chunks kept apart: a list in memory, or an sframe on disk.
+    pub contiguous: bool,
+    /// A file (contiguous) or directory (sparse); `None` keeps everything in memory.
+    pub urlpath: Option<PathBuf>,
+    pub cparams: CParams,
+    pub dparams: DParams,
+    /// How files are opened (stdio by default; a user backend otherwise).
+    pub io: Arc<dyn Io>,
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        Storage {
+            contiguous: false,
+            urlpath: None,
+            cparams: CParams::default(),
+            dparams: DParams::default(),
+            io: Arc::new(FileIo),
+        }
+    }
+}
+
+enum Chunks {
+    /// Chunks kept apart in memory (`storage.contiguous == false`, no urlpath).
+    List(Vec<Vec<u8>>),
+    /// Chunks in a frame (contiguous in memory or on disk, or sparse on disk).
+    Frame(Frame),
+}
+
+/// A super-chunk.
+pub struct Schunk {
+    storage: Storage,
+    compressor: Compressor,
+    decompressor: Decompressor,
+    /// -1 until the first chunk arrives; 0 for variable-size chunks.
+    chunksize: i32,
+    blocksize: i32,
+    nbytes: i64,
+    cbytes: i64,
+    /// `blosc2_flags2` of the chunks (VL blocks).
+    flags2: u8,
+    metas: Vec<Meta>,
+    vlmetas: Vec<Meta>,
+    chunks: Chunks,
+}
+
+fn check_name(name: &str) -> Result<()> {
+    if name.len() > METALAYER_NAME_MAXLEN {
+        Err(Error::InvalidParam)
+    } else {
+        Ok(())
+    }
+}
+
+impl Schunk {
+    /// Creates an empty super-chunk in `storage` (an existing cframe file or sframe directory
+    /// at `urlpath` is an error, as in c-blosc2).
+    pub fn new(storage: Storage) -> Result<Schunk> {
+        let mut sc = Schunk::bare(storage, Chunks::List(Vec::new()))?;
+        sc.chunks = match (&sc.storage.urlpath, sc.storage.contiguous) {
+            (None, false) => Chunks::List(Vec::new()),
+            (None, true) => Chunks::Frame(sc.create_frame(Backing::Contiguous {
+                store: Box::new(MemStore::default()),
+                offset: 0,
+            })?),
+            (Some(path), true) => {
+                if path.exists() {
+                    return Err(Error::FileOpen);
+                }
+                let store = sc.storage.io.open(path, OpenMode::Create)?;
+                Chunks::Frame(sc.create_frame(Backing::Contiguous { store, offset: 0 })?)
+            }
+            (Some(path), false) => {
+                std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
+                let index = sc
+                    .storage
+                    .io
+                    .open(&path.join(SFRAME_INDEX), OpenMode::Create)?;
+                Chunks::Frame(sc.create_frame(Backing::Sparse {
+                    dir: path.clone(),
+                    index,
+                })?)
+            }
+        };
+        Ok(sc)
+    }
+
+    fn bare(storage: Storage, chunks: Chunks) -> Result<Schunk> {
+        let compressor = Compressor::new(storage.cparams.clone())?;
+        let decompressor = Decompressor::new(storage.dparams.clone())?;
+        Ok(Schunk {
+            blocksize: storage.cparams.blocksize,
+            storage,
+            compressor,
+            decompressor,
+            chunksize: -1,
+            nbytes: 0,
+            cbytes: 0,
+            flags2: 0,
+            metas: Vec::new(),
+            vlmetas: Vec::new(),
+            chunks,
+        })
+    }
+
+    fn create_frame(&self, backing: Backing) -> Result<Frame> {
+        Frame::create(
+            backing,
+            self.storage.io.clone(),
+            self.frame_header(),
+            &self.metas,
+            &self.vlmetas,
+        )
+    }
+
+    /// The frame header that describes this super-chunk now.
+    fn frame_header(&self) -> FrameHeader {
+        let cp = &self.storage.cparams;
+        FrameHeader {
+            nbytes: self.nbytes,
+            cbytes: self.cbytes,
+            typesize: cp.typesize,
+            blocksize: self.blocksize,
+            chunksize: self.chunksize,
+            nthreads_c: cp.nthreads,
+            nthreads_d: self.storage.dparams.nthreads,
+            has_vlmeta: !self.vlmetas.is_empty(),
+            compcode: cp.compcode,
+            clevel: cp.clevel,
+            splitmode: cp.splitmode.clamp(1, 4) as u8,
+            compcode_meta: cp.compcode_meta,
+            filters: cp.filters,
+            filters_meta: cp.filters_meta,
+            use_dict: cp.use_dict,
+            vl_blocks: self.flags2 & VL_BLOCKS != 0,
+            ..FrameHeader::default()
+        }
+    }
+
+    fn from_opened(opened: Opened, storage_base: Storage) -> Result<Schunk> {
+        let Opened {
+            frame,
+            metas,
+            vlmetas,
+            flags2,
+        } = opened;
+        let h = frame.header().clone();
+        let cparams = CParams {
+            compcode: h.compcode,
+            compcode_meta: h.compcode_meta,
+            clevel: h.clevel,
+            typesize: h.typesize,
+            blocksize: h.blocksize,
+            splitmode: h.splitmode as i32,
+            filters: h.filters,
+            filters_meta: h.filters_meta,
+            use_dict: h.use_dict,
+            nthreads: storage_base.cparams.nthreads,
+            ..storage_base.cparams.clone()
+        };
+        let dparams = DParams {
+            typesize: h.typesize,
+            ..storage_base.dparams.clone()
+        };
+        let storage = Storage {
+            contiguous: !frame.is_sparse(),
+            cparams,
+            dparams,
+            ..storage_base
+        };
+        let mut sc = Schunk::bare(storage, Chunks::Frame(frame))?;
+        sc.chunksize = h.chunksize;
+        sc.blocksize = h.blocksize;
+        sc.nbytes = h.nbytes;
+        sc.cbytes = h.cbytes;
+        sc.flags2 = flags2;
+        sc.metas = metas;
+        sc.vlmetas = vlmetas;
+        Ok(sc)
+    }
+
+    /// Opens the super-chunk in a cframe buffer. `copy` false keeps the buffer shared (no
+    /// copy until the super-chunk is modified); true loads its chunks into a plain list.
+    pub fn from_buffer(bytes: SharedBytes, copy: bool) -> Result<Schunk> {
+        let opened = Frame::from_memory(MemStore::Shared(bytes))?;
+        let sc = Schunk::from_opened(opened, Storage::default())?;
+        if copy {
+            return sc.into_chunk_list();
+        }
+        Ok(sc)
+    }
+
+    /// Opens the super-chunk in a cframe held in `bytes` (always copied into the result).
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Schunk> {
+        let opened = Frame::from_memory(MemStore::Owned(bytes))?;
+        Schunk::from_opened(opened, Storage::default())
+    }
+
+    /// Opens a cframe file or sframe directory.
+    pub fn open(urlpath: &Path) -> Result<Schunk> {
+        Schunk::open_offset_with(urlpath, 0, Arc::new(FileIo))
+    }
+
+    /// Opens the cframe that starts at byte `offset` of the file `urlpath`.
+    pub fn open_offset(urlpath: &Path, offset: i64) -> Result<Schunk> {
+        Schunk::open_offset_with(urlpath, offset, Arc::new(FileIo))
+    }
+
+    /// `open_offset` through a given I/O backend.
+    pub fn open_offset_with(urlpath: &Path, offset: i64, io: Arc<dyn Io>) -> Result<Schunk> {
+        let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
+        let opened = Frame::open(io.clone(), urlpath, offset)?;
+        let base = Storage {
+            urlpath: Some(urlpath.to_path_buf()),
+            io,
+            ..Storage::default()
+        };
+        Schunk::from_opened(opened, base)
+    }
+
+    /// Turns a frame-backed super-chunk into one whose chunks are a list in memory.
+    fn into_chunk_list(mut self) -> Result<Schunk> {
+        let Chunks::Frame(frame) = &self.chunks else {
+            return Ok(self);
+        };
+        let mut list = Vec::with_capacity(frame.nchunks() as usize);
+        let mut cbytes = 0;
+        let mut nbytes = 0;
+        let mut blocksize = None;
+        for n in 0..frame.nchunks() {
+            let c = frame.chunk(n)?.into_owned();
+            let h = ChunkHeader::parse(&c)?;
+            cbytes += h.cbytes as i64;
+            nbytes += h.nbytes as i64;
+            blocksize = match blocksize {
+                None => Some(h.blocksize),
+                Some(b) if b == h.blocksize => Some(b),
+                Some(_) => Some(0),
+            };
+            list.push(c);
+        }
+        if nbytes != self.nbytes {
+            return Err(Error::InvalidHeader);
+        }
+        self.cbytes = cbytes;
+        if let Some(b) = blocksize {
+            self.blocksize = b;
+        }
+        self.storage.contiguous = false;
+        self.storage.urlpath = None;
+        self.chunks = Chunks::List(list);
+        Ok(self)
+    }
+
+    // ----- properties ----------------------------------------------------------------------
+
+    pub fn storage(&self) -> &Storage {
+        &self.storage
+    }
+    pub fn cparams(&self) -> &CParams {
+        &self.storage.cparams
+    }
+    pub fn dparams(&self) -> &DParams {
+        &self.storage.dparams
+    }
+    /// The compressor built from `cparams` (for callers that compress chunks themselves).
+    pub fn compressor(&self) -> &Compressor {
+        &self.compressor
+    }
+    pub fn decompressor(&self) -> &Decompressor {
+        &self.decompressor
+    }
+    pub fn typesize(&self) -> i32 {
+        self.storage.cparams.typesize
+    }
+    pub fn chunksize(&self) -> i32 {
+        self.chunksize
+    }
+    pub fn blocksize(&self) -> i32 {
+        self.blocksize
+    }
+    pub fn nbytes(&self) -> i64 {
+        self.nbytes
+    }
+    pub fn cbytes(&self) -> i64 {
+        self.cbytes
+    }
+    pub fn flags2(&self) -> u8 {
+        self.flags2
+    }
+    pub fn nchunks(&self) -> i64 {
+        match &self.chunks {
+            Chunks::List(l) => l.len() as i64,
+            Chunks::Frame(f) => f.nchunks(),
+        }
+    }
+    /// The frame behind the super-chunk, if any.
+    pub fn frame(&self) -> Option<&Frame> {
+        match &self.chunks {
+            Chunks::Frame(f) => Some(f),
+            Chunks::List(_) => None,
+        }
+    }
+    pub fn metalayers(&self) -> &[Meta] {
+        &self.metas
+    }
+    /// The vlmetalayers as stored (contents are compressed chunks).
+    pub fn vlmetalayers(&self) -> &[Meta] {
+        &self.vlmetas
+    }
+
+    /// Length of the frame (or, without one, c-blosc2's estimate cbytes + 8 per chunk).
+    pub fn frame_len(&self) -> i64 {
+        match &self.chunks {
+            Chunks::Frame(f) => f.len(),
+            Chunks::List(l) => self.cbytes + 8 * l.len() as i64,
+        }
+    }
+
+    // ----- reading chunks ------------------------------------------------------------------
+
+    fn index(&self, nchunk: i64) -> Result<usize> {
+        if nchunk < 0 || nchunk >= self.nchunks() {
+            return Err(Error::InvalidParam);
+        }
+        Ok(nchunk as usize)
+    }
+
+    /// The compressed chunk `nchunk` (borrowed when it is in memory).
+    pub fn get_chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.index(nchunk)?;
+        match &self.chunks {
+            Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
+            Chunks::Frame(f) => f.chunk(nchunk),
+        }
+    }
+
+    /// Like `get_chunk`, but a chunk of a frame on disk comes back lazy (see
+    /// `Frame::lazy_chunk`); decompress it with `decompress_lazy`.
+    pub fn get_lazychunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.index(nchunk)?;
+        match &self.chunks {
+            Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
+            Chunks::Frame(f) => f.lazy_chunk(nchunk),
+        }
+    }
+
+    /// Decompresses a chunk returned by `get_lazychunk` (lazy or not) into `dst`.
+    pub fn decompress_lazy(
+        &self,
+        chunk: &[u8],
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+    ) -> Result<usize> {
+        let h = ChunkHeader::parse(chunk)?;
+        let frame = self.frame();
+        if h.is_lazy() && h.is_vl_blocks() {
+            // The chunk engine decodes VL-block chunks from whole chunks only.
+            let whole = frame.ok_or(Error::InvalidParam)?.unlazy(chunk)?;
+            return self.decompressor.decompress(&whole, dst, maskout);
+        }
+        let reader = frame.map(|f| f as &dyn crate::chunk::decompress::LazyBlocks);
+        self.decompressor
+            .decompress_with(chunk, dst, maskout, reader)
+    }
+
+    /// Decompresses chunk `nchunk` into `dst`; returns its size. `maskout` skips blocks.
+    pub fn decompress_chunk(
+        &self,
+        nchunk: i64,
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+    ) -> Result<usize> {
+        // With a mask, a chunk on disk is read lazily: masked-out blocks are never read.
+        let chunk = if maskout.is_some() {
+            self.get_lazychunk(nchunk)?
+        } else {
+            self.get_chunk(nchunk)?
+        };
+        let h = ChunkHeader::parse(&chunk)?;
+        if dst.len() < h.nbytes as usize {
+            return Err(Error::InvalidParam);
+        }
+        let n = self.decompress_lazy(&chunk, dst, maskout)?;
+        if n != h.nbytes as usize {
+            return Err(Error::Failure);
+        }
+        Ok(n)
+    }
+
+    /// Decompresses chunk `nchunk` into a new vector.
+    pub fn decompress_chunk_vec(&self, nchunk: i64) -> Result<Vec<u8>> {
+        let chunk = self.get_chunk(nchunk)?;
+        let h = ChunkHeader::parse(&chunk)?;
+        let mut dst = vec![0u8; h.nbytes as usize];
+        let n = self.decompressor.decompress(&chunk, &mut dst, None)?;
+        dst.truncate(n);
+        Ok(dst)
+    }
+
+    // ----- writing chunks ------------------------------------------------------------------
+
+    /// Compresses `src` with the super-chunk's parameters and appends it; returns nchunks.
+    pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
+        let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+        let n = self.compressor.compress(src, &mut chunk)?;
+        if n == 0 {
+            return Err(Error::Failure);
+        }
+        chunk.truncate(n);
+        self.append_chunk_owned(chunk)
+    }
+
+    /// Appends a copy of `chunk`; returns the new number of chunks.
+    pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        self.insert_at(self.nchunks(), Cow::Borrowed(chunk), Error::ChunkAppend)
+    }
+
+    /// Appends `chunk`, taking ownership (no copy for in-memory lists).
+    pub fn append_chunk_owned(&mut self, chunk: Vec<u8>) -> Result<i64> {
+        self.insert_at(self.nchunks(), Cow::Owned(chunk), Error::ChunkAppend)
+    }
+
+    /// Inserts `chunk` at position `nchunk`; returns the new number of chunks.
+    pub fn insert_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
+        if nchunk < 0 || nchunk > self.nchunks() {
+            return Err(Error::InvalidParam);
+        }
+        self.insert_at(nchunk, Cow::Borrowed(chunk), Error::ChunkInsert)
+    }
+
+    /// Checks a chunk to add and returns (nbytes, cbytes) of it.
+    fn chunk_sizes(chunk: &[u8]) -> Result<(i32, i32)> {
+        let h = ChunkHeader::parse(chunk)?;
+        if (h.cbytes as usize) > chunk.len() {
+            return Err(Error::ReadBuffer);
+        }
+        Ok((h.nbytes, h.cbytes))
+    }
+
+    fn insert_at(&mut self, at: i64, chunk: Cow<'_, [u8]>, size_err: Error) -> Result<i64> {
+        let (nbytes, cbytes) = Schunk::chunk_sizes(&chunk)?;
+        let chunk = match chunk {
+            Cow::Owned(mut v) => {
+                v.truncate(cbytes as usize);
+                Cow::Owned(v)
+            }
+            Cow::Borrowed(b) => Cow::Borrowed(&b[..cbytes as usize]),
+        };
+        let mut chunksize = self.chunksize;
+        if chunksize == -1 {
+            chunksize = nbytes;
+        }
+        if nbytes > chunksize && chunksize != 0 {
+            return Err(size_err);
+        }
+        let nchunks = self.nchunks();
+        // Two consecutive chunks smaller than the chunk size are refused.
+        if nchunks > 0 && nbytes < chunksize {
+            let last = ChunkHeader::parse(&self.get_chunk(nchunks - 1)?)?.nbytes;
+            if last < chunksize && self.nbytes < chunksize as i64 * nchunks {
+                return Err(Error::ChunkAppend);
+            }
+        }
+        if nchunks == 0 {
+            self.flags2 = ChunkHeader::parse(&chunk)?.blosc2_flags2;
+        }
+        let special = chunk_offset_special(&chunk);
+        let base_h = self.frame_header();
+        match &mut self.chunks {
+            Chunks::List(list) => {
+                list.insert(at as usize, chunk.into_owned());
+                self.chunksize = chunksize;
+                self.nbytes += nbytes as i64;
+                self.cbytes += cbytes as i64;
+            }
+            Chunks::Frame(frame) => {
+                let sparse = frame.is_sparse();
+                let mut offsets = frame.offsets().to_vec();
+                let stored_len = if special.is_some() { 0 } else { cbytes as i64 };
+                let (offset, write) = match special {
+                    Some(kind) => (crate::frame::offsets::special_offset(kind), None),
+                    None if sparse => {
+                        let id = offsets.iter().copied().max().unwrap_or(-1).max(-1) + 1;
+                        (id, Some((id, &chunk[..])))
+                    }
+                    None => (self.cbytes, Some((self.cbytes, &chunk[..]))),
+                };
+                offsets.insert(at as usize, offset);
+                let mut h = base_h.clone();
+                h.chunksize = chunksize;
+                h.nbytes = self.nbytes + nbytes as i64;
+                h.cbytes = self.cbytes + stored_len;
+                frame.commit(h, &self.metas, &self.vlmetas, write, offsets)?;
+                self.chunksize = chunksize;
+                self.nbytes += nbytes as i64;
+                self.cbytes += stored_len;
+            }
+        }
+        Ok(self.nchunks())
+    }
+
+    /// Replaces chunk `nchunk` with `chunk`; returns the number of chunks.
+    pub fn update_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
+        let i = self.index(nchunk)?;
+        let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
+        let chunk = &chunk[..cbytes as usize];
+        let mut chunksize = self.chunksize;
+        if chunksize == -1 {
+            chunksize = nbytes;
+        }
+        if chunksize != 0
+            && (nbytes > chunksize || (nbytes < chunksize && nchunk != self.nchunks() - 1))
+        {
+            return Err(Error::ChunkUpdate);
+        }
+        let old = self.get_chunk(nchunk)?;
+        let old_h = ChunkHeader::parse(&old)?;
+        let old_nbytes = old_h.nbytes as i64;
+        let old_cbytes = old_h.cbytes as i64;
+        drop(old);
+        let special = chunk_offset_special(chunk);
+        let base_h = self.frame_header();
+        match &mut self.chunks {
+            Chunks::List(list) => {
+                list[i] = chunk.to_vec();
+                self.nbytes += nbytes as i64 - old_nbytes;
+                self.cbytes += cbytes as i64 - old_cbytes;
+            }
+            Chunks::Frame(frame) => {
+                let mut offsets = frame.offsets().to_vec();
+                let old_offset = offsets[i];
+                let mut h = base_h.clone();
+                h.chunksize = chunksize;
+                h.nbytes = self.nbytes + nbytes as i64 - old_nbytes;
+                let new_len = if special.is_some() { 0 } else { cbytes as i64 };
+                let mut write = None;
+                if frame.is_sparse() {
+                    // The chunk files keep their ids; a special chunk frees its file.
+                    let old_stored = if old_offset >= 0 { old_cbytes } else { 0 };
+                    h.cbytes = self.cbytes - old_stored + new_len;
+                    match special {
+                        Some(kind) => offsets[i] = crate::frame::offsets::special_offset(kind),
+                        None => {
+                            if old_offset < 0 {
+                                offsets[i] =
+                                    offsets.iter().copied().max().unwrap_or(-1).max(-1) + 1;
+                            }
+                            write = Some((offsets[i], chunk));
+                        }
+                    }
+                    frame.commit(h.clone(), &self.metas, &self.vlmetas, write, offsets)?;
+                    if old_offset >= 0 {
+                        frame.remove_unused_chunk_files(&[old_offset])?;
+                    }
+                } else {
+                    // The data after the old chunk shifts so the new one fits in its place.
+                    let (slot, old_stored) = if old_offset >= 0 {
+                        (old_offset, old_cbytes)
+                    } else {
+                        (self.cbytes, 0)
+                    };
+                    frame.resize_chunk_slot(slot, old_stored, new_len)?;
+                    let delta = new_len - old_stored;
+                    for (j, o) in offsets.iter_mut().enumerate() {
+                        if j != i && *o >= 0 && *o > slot {
+                            *o += delta;
+                        }
+                    }
+                    offsets[i] = match special {
+                        Some(kind) => crate::frame::offsets::special_offset(kind),
+                        None => slot,
+                    };
+                    h.cbytes = self.cbytes + delta;
+                    if special.is_none() {
+                        frame.write_in_data(slot, chunk)?;
+                    }
+                    frame.commit(h.clone(), &self.metas, &self.vlmetas, None, offsets)?;
+                }
+                self.nbytes = h.nbytes;
+                self.cbytes = h.cbytes;
+            }
+        }
+        self.chunksize = chunksize;
+        Ok(self.nchunks())
+    }
+
+    /// Removes chunk `nchunk`; returns the number of chunks left.
+    pub fn delete_chunk(&mut self, nchunk: i64) -> Result<i64> {
+        let i = self.index(nchunk)?;
+        let old = self.get_chunk(nchunk)?;
+        let old_h = ChunkHeader::parse(&old)?;
+        drop(old);
+        let base_h = self.frame_header();
+        match &mut self.chunks {
+            Chunks::List(list) => {
+                list.remove(i);
+                self.nbytes -= old_h.nbytes as i64;
+                self.cbytes -= old_h.cbytes as i64;
+            }
+            Chunks::Frame(frame) => {
+                let mut offsets = frame.offsets().to_vec();
+                let old_offset = offsets.remove(i);
+                let mut h = base_h.clone();
+                h.nbytes = self.nbytes - old_h.nbytes as i64;
+                if frame.is_sparse() && old_offset >= 0 {
+                    h.cbytes = self.cbytes - old_h.cbytes as i64;
+                }
+                let room = offsets.len() + 1;
+                let off_chunk = crate::frame::offsets::encode_with_room(&offsets, room)?;
+                frame.commit_with(
+                    h.clone(),
+                    &self.metas,
+                    &self.vlmetas,
+                    None,
+                    offsets,
+                    Some(off_chunk),
+                )?;
+                frame.remove_unused_chunk_files(&[old_offset])?;
+                self.nbytes = h.nbytes;
+                self.cbytes = h.cbytes;
+            }
+        }
+        Ok(self.nchunks())
+    }
+
+    /// Reorders the chunks: new chunk `i` is old chunk `order[i]`.
+    pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+        let n = self.nchunks() as usize;
+        if order.len() != n {
+            return Err(Error::InvalidParam);
+        }
+        let mut seen = vec![false; n];
+        for &o in order {
+            let o = usize::try_from(o).map_err(|_| Error::Data)?;
+            if o >= n || seen[o] {
+                return Err(Error::Data);
+            }
+            seen[o] = true;
+        }
+        let base_h = self.frame_header();
+        match &mut self.chunks {
+            Chunks::List(list) => {
+                let old = std::mem::take(list);
+                let mut slots: Vec<Option<Vec<u8>>> = old.into_iter().map(Some).collect();
+                *list = order
+                    .iter()
+                    .map(|&o| slots[o as usize].take().unwrap_or_default())
+                    .collect();
+            }
+            Chunks::Frame(frame) => {
+                let old = frame.offsets();
+                let offsets = order.iter().map(|&o| old[o as usize]).collect();
+                frame.commit(base_h.clone(), &self.metas, &self.vlmetas, None, offsets)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills an empty super-chunk with `nitems` items of a special value (zeros, NaNs,
+    /// uninitialised) in chunks of `chunksize` bytes; returns the number of chunks.
+    pub fn fill_special(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<i64> {
+        if nitems == 0 {
+            return Ok(0);
+        }
+        let typesize = self.typesize();
+        if chunksize <= 0 || nitems < 0 {
+            return Err(Error::SchunkSpecial);
+        }
+        if nitems.saturating_mul(typesize as i64) / chunksize as i64 > i32::MAX as i64 {
+            return Err(Error::SchunkSpecial);
+        }
+        if self.nbytes > 0 || self.cbytes > 0 {
+            return Err(Error::FrameSpecial);
+        }
+        if !matches!(kind, Special::Zero | Special::Nan | Special::Uninit) {
+            return Err(Error::SchunkSpecial);
+        }
+        let chunkitems = (chunksize / typesize) as i64;
+        if chunkitems <= 0 {
+            return Err(Error::FrameSpecial);
+        }
+        let full = nitems / chunkitems;
+        let leftover = nitems % chunkitems;
+        let mut params = self.storage.cparams.clone();
+        params.typesize = typesize;
+        let make = |nbytes: i32| -> Result<Vec<u8>> {
+            let mut c = vec![0u8; EXTENDED_HEADER_LENGTH];
+            crate::chunk::special::make(&params, kind, nbytes, None, &mut c)?;
+            Ok(c)
+        };
+        match &mut self.chunks {
+            Chunks::List(_) => {
+                let c = make(chunksize)?;
+                for _ in 0..full {
+                    self.append_chunk(&c)?;
+                }
+                if leftover > 0 {
+                    self.append_chunk(&make((leftover * typesize as i64) as i32)?)?;
+                }
+            }
+            Chunks::Frame(frame) => {
+                let nchunks = full + i64::from(leftover > 0);
+                let sample = make(chunksize)?;
+                self.blocksize = ChunkHeader::parse(&sample)?.blocksize;
+                self.chunksize = chunksize;
+                self.nbytes = nitems * typesize as i64;
+                let offsets = vec![crate::frame::offsets::special_offset(kind); nchunks as usize];
+                let h = Schunk::frame_header_of(
+                    &self.storage,
+                    self.nbytes,
+                    self.cbytes,
+                    self.blocksize,
+                    chunksize,
+                    self.flags2,
+                    !self.vlmetas.is_empty(),
+                );
+                let off_chunk = crate::frame::offsets::encode_all_special(nchunks, kind)?;
+                frame.commit_with(
+                    h,
+                    &self.metas,
+                    &self.vlmetas,
+                    None,
+                    offsets,
+                    Some(off_chunk),
+                )?;
+            }
+        }
+        Ok(self.nchunks())
+    }
+
+    fn frame_header_of(
+        storage: &Storage,
+        nbytes: i64,
+        cbytes: i64,
+        blocksize: i32,
+        chunksize: i32,
+        flags2: u8,
+        has_vlmeta: bool,
+    ) -> FrameHeader {
+        let cp = &storage.cparams;
+        FrameHeader {
+            nbytes,
+            cbytes,
+            typesize: cp.typesize,
+            blocksize,
+            chunksize,
+            nthreads_c: cp.nthreads,
+            nthreads_d: storage.dparams.nthreads,
+            has_vlmeta,
+            compcode: cp.compcode,
+            clevel: cp.clevel,
+            splitmode: cp.splitmode.clamp(1, 4) as u8,
+            compcode_meta: cp.compcode_meta,
+            filters: cp.filters,
+            filters_meta: cp.filters_meta,
+            use_dict: cp.use_dict,
+            vl_blocks: flags2 & VL_BLOCKS != 0,
+            ..FrameHeader::default()
+        }
+    }
+
+    // ----- slices --------------------------------------------------------------------------
+
+    fn check_slice(&self, start: i64, stop: i64) -> Result<(i64, i64, i64)> {
+        let ts = self.typesize() as i64;
+        let (bstart, bstop) = (
+            start.checked_mul(ts).ok_or(Error::InvalidParam)?,
+            stop.checked_mul(ts).ok_or(Error::InvalidParam)?,
+        );
+        if start < 0 || stop < start || bstop > self.nbytes {
+            return Err(Error::InvalidParam);
+        }
+        if self.chunksize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        Ok((bstart, bstop, self.chunksize as i64))
+    }
+
+    /// Reads items `start..stop` into `dst` (which holds at least that many bytes).
+    pub fn get_slice_buffer(&self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
+        let (bstart, bstop, cs) = self.check_slice(start, stop)?;
+        if (dst.len() as i64) < bstop - bstart {
+            return Err(Error::InvalidParam);
+        }
+        let mut pos = bstart;
+        while pos < bstop {
+            let n = pos / cs;
+            let within = pos % cs;
+            let take = (cs - within).min(bstop - pos);
+            let chunk = self.get_chunk(n)?;
+            let out = &mut dst[(pos - bstart) as usize..(pos - bstart + take) as usize];
+            self.decompressor
+                .getitem_bytes(&chunk, within as usize, take as usize, out)?;
+            pos += take;
+        }
+        Ok(())
+    }
+
+    /// Writes items `start..stop` from `src`, recompressing the chunks touched.
+    pub fn set_slice_buffer(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        let (bstart, bstop, cs) = self.check_slice(start, stop)?;
+        if (src.len() as i64) < bstop - bstart {
+            return Err(Error::InvalidParam);
+        }
+        let mut pos = bstart;
+        while pos < bstop {
+            let n = pos / cs;
+            let within = pos % cs;
+            let take = (cs - within).min(bstop - pos);
+            let mut data = self.decompress_chunk_vec(n)?;
+            let from = (pos - bstart) as usize;
+            data[within as usize..(within + take) as usize]
+                .copy_from_slice(&src[from..from + take as usize]);
+            let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
+            let c = self.compressor.compress(&data, &mut chunk)?;
+            chunk.truncate(c);
+            self.update_chunk(n, &chunk)?;
+            pos += take;
+        }
+        Ok(())
+    }
+
+    // ----- metalayers ----------------------------------------------------------------------
+
+    /// Index of metalayer `name`.
+    pub fn meta_exists(&self, name: &str) -> Result<usize> {
+        check_name(name)?;
+        self.metas
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or(Error::NotFound)
+    }
+
+    /// Adds a metalayer (only before any data, when there is a frame); returns its index.
+    pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        if self.meta_exists(name).is_ok() {
+            return Err(Error::InvalidParam);
+        }
+        if self.metas.len() >= MAX_METALAYERS {
+            return Err(Error::InvalidParam);
+        }
+        if self.frame().is_some() && self.cbytes > 0 {
+            return Err(Error::InvalidParam);
+        }
+        self.metas.push(Meta {
+            name: name.to_string(),
+            content: content.to_vec(),
+        });
+        if let Err(e) = self.flush_frame() {
+            self.metas.pop();
+            return Err(e);
+        }
+        Ok(self.metas.len() - 1)
+    }
+
+    /// Overwrites the start of metalayer `name` (content cannot grow); returns its index.
+    pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        let i = self.meta_exists(name)?;
+        if content.len() > self.metas[i].content.len() {
+            return Err(Error::InvalidParam);
+        }
+        self.metas[i].content[..content.len()].copy_from_slice(content);
+        self.flush_frame()?;
+        Ok(i)
+    }
+
+    /// The content of metalayer `name`.
+    pub fn meta_get(&self, name: &str) -> Result<&[u8]> {
+        let i = self.meta_exists(name)?;
+        Ok(&self.metas[i].content)
+    }
+
+    /// Rewrites the frame's header, index and trailer after a metadata change.
+    fn flush_frame(&mut self) -> Result<()> {
+        let h = self.frame_header();
+        if let Chunks::Frame(frame) = &mut self.chunks {
+            let offsets = frame.offsets().to_vec();
+            frame.commit(h, &self.metas, &self.vlmetas, None, offsets)?;
+        }
+        Ok(())
+    }
+
+    // ----- vlmetalayers --------------------------------------------------------------------
+
+    /// Index of vlmetalayer `name`.
+    pub fn vlmeta_exists(&self, name: &str) -> Result<usize> {
+        check_name(name)?;
+        self.vlmetas
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or(Error::NotFound)
+    }
+
+    fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>> {
+        let params = cparams.cloned().unwrap_or_default();
+        let mut buf = vec![0u8; content.len() + MAX_OVERHEAD];
+        let n = Compressor::new(params)?.compress(content, &mut buf)?;
+        if n == 0 {
+            return Err(Error::Failure);
+        }
+        buf.truncate(n);
+        Ok(buf)
+    }
+
+    /// Adds a vlmetalayer, compressed with `cparams` (defaults when `None`); returns its index.
+    pub fn vlmeta_add(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
+        if self.vlmeta_exists(name).is_ok() {
+            return Err(Error::InvalidParam);
+        }
+        if self.vlmetas.len() >= MAX_VLMETALAYERS {
+            return Err(Error::InvalidParam);
+        }
+        let content = Schunk::compress_vlmeta(content, cparams)?;
+        self.vlmetas.push(Meta {
+            name: name.to_string(),
+            content,
+        });
+        if let Err(e) = self.flush_frame() {
+            self.vlmetas.pop();
+            return Err(e);
+        }
+        Ok(self.vlmetas.len() - 1)
+    }
+
+    /// Replaces the content of vlmetalayer `name`; returns its index.
+    pub fn vlmeta_update(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
+        let i = self.vlmeta_exists(name)?;
+        self.vlmetas[i].content = Schunk::compress_vlmeta(content, cparams)?;
+        self.flush_frame()?;
+        Ok(i)
+    }
+
+    /// The (decompressed) content of vlmetalayer `name`.
+    pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
+        let i = self.vlmeta_exists(name)?;
+        let stored = &self.vlmetas[i].content;
+        let h = ChunkHeader::parse(stored)?;
+        if h.cbytes as usize != stored.len() {
+            return Err(Error::Data);
+        }
+        let mut out = vec![0u8; h.nbytes as usize];
+        let n = self.decompressor.decompress(stored, &mut out, None)?;
+        if n != out.len() {
+            return Err(Error::ReadBuffer);
+        }
+        Ok(out)
+    }
+
+    /// Removes vlmetalayer `name`; returns the number left.
+    pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        let i = self.vlmeta_exists(name)?;
+        self.vlmetas.remove(i);
+        self.flush_frame()?;
+        Ok(self.vlmetas.len())
+    }
+
+    /// Names of the vlmetalayers, in order.
+    pub fn vlmeta_names(&self) -> Vec<&str> {
+        self.vlmetas.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    // ----- copies and serialisation --------------------------------------------------------
+
+    /// Copies the super-chunk into `storage`: chunks are copied as they are when the
+    /// compression parameters match, recompressed otherwise; metalayers and vlmetalayers follow.
+    pub fn copy(&self, storage: Storage) -> Result<Schunk> {
+        let src = &self.storage.cparams;
+        let dst = &storage.cparams;
+        let same = src.typesize == dst.typesize
+            && src.clevel == dst.clevel
+            && src.compcode == dst.compcode
+            && src.use_dict == dst.use_dict
+            && (dst.blocksize == 0 || src.blocksize == dst.blocksize)
+            && src.filters == dst.filters
+            && src.filters_meta == dst.filters_meta
+            && src.prefilter.is_none()
+            && self.storage.dparams.postfilter.is_none();
+        let mut out = Schunk::new(storage)?;
+        for m in &self.metas {
+            out.meta_add(&m.name, &m.content)?;
+        }
+        for n in 0..self.nchunks() {
+            if same {
+                out.append_chunk(&self.get_chunk(n)?)?;
+            } else {
+                out.append_buffer(&self.decompress_chunk_vec(n)?)?;
+            }
+        }
+        for m in &self.vlmetas {
+            // Stored contents are compressed chunks already: keep them as they are.
+            out.vlmetas.push(m.clone());
+        }
+        if !out.vlmetas.is_empty() {
+            out.flush_frame()?;
+        }
+        Ok(out)
+    }
+
+    /// The super-chunk as a contiguous frame (borrowed when it already is one in memory).
+    pub fn to_buffer(&self) -> Result<Cow<'_, [u8]>> {
+        if let Some(f) = self.frame() {
+            if let Some(bytes) = f.as_bytes() {
+                return Ok(Cow::Borrowed(bytes));
+            }
+        }
+        let copy = self.copy(Storage {
+            contiguous: true,
+            urlpath: None,
+            ..self.storage.clone()
+        })?;
+        let bytes = copy.frame().ok_or(Error::SchunkCopy)?.to_vec()?;
+        Ok(Cow::Owned(bytes))
+    }
+
+    /// Writes the super-chunk as a cframe file at `urlpath`; returns its length.
+    pub fn to_file(&self, urlpath: &Path) -> Result<i64> {
+        if let Some(bytes) = self.frame().and_then(|f| f.as_bytes()) {
+            let mut f = self.storage.io.open(urlpath, OpenMode::Create)?;
+            f.write_at(0, bytes)?;
+            return Ok(bytes.len() as i64);
+        }
+        let copy = self.copy(Storage {
+            contiguous: true,
+            urlpath: Some(urlpath.to_path_buf()),
+            ..self.storage.clone()
+        })?;
+        Ok(copy.frame_len())
+    }
+
+    /// Appends the super-chunk as a cframe at the end of the file `urlpath`; returns the offset
+    /// where it starts (open it again with `open_offset`).
+    pub fn append_file(&self, urlpath: &Path) -> Result<i64> {
+        let bytes = self.to_buffer()?;
+        let mut f = self.storage.io.open(urlpath, OpenMode::ReadWrite)?;
+        let at = f.size()?;
+        f.write_at(at, &bytes)?;
+        Ok(at as i64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(n: usize, seed: u32) -> Vec<u8> {
+        (0..n as u32)
+            .flat_map(|i| (seed * 1000 + i * (seed + 1) + (i % 7) * 3).to_le_bytes())
+            .collect()
+    }
+
+    fn storage(contiguous: bool) -> Storage {
+        Storage {
+            contiguous,
+            cparams: CParams {
+                typesize: 4,
+                ..CParams::default()
+            },
+            ..Storage::default()
+        }
+    }
+
+    #[test]
+    fn memory_list_and_frame_agree() {
+        for contiguous in [false, true] {
+            let mut sc = Schunk::new(storage(contiguous)).unwrap();
+            assert_eq!(sc.chunksize(), -1);
+            sc.append_buffer(&data(1000, 1)).unwrap();
+            sc.append_buffer(&data(1000, 2)).unwrap();
+            assert_eq!(sc.append_buffer(&data(10, 3)).unwrap(), 3);
+            assert_eq!(sc.append_buffer(&data(10, 4)), Err(Error::ChunkAppend));
+            assert_eq!(sc.append_buffer(&data(2000, 4)), Err(Error::ChunkAppend));
+            assert_eq!(sc.nbytes(), 8040);
+            assert_eq!(sc.decompress_chunk_vec(1).unwrap(), data(1000, 2));
+            assert_eq!(sc.decompress_chunk_vec(2).unwrap(), data(10, 3));
+            let mut slice = vec![0u8; 8];
+            sc.get_slice_buffer(999, 1001, &mut slice).unwrap();
+            assert_eq!(&slice[..4], &data(1000, 1)[3996..]);
+            assert_eq!(&slice[4..], &data(1000, 2)[..4]);
+            assert_eq!(sc.get_chunk(3).err(), Some(Error::InvalidParam));
+        }
+    }
+}

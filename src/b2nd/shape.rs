@@ -1,0 +1,331 @@
+//! Geometry of a b2nd array: shape, chunk and block grids, padded ("extended") shapes.
+//!
+//! A chunk holds `extchunkshape` items: its blocks in C order, each block's items in C order,
+//! edge chunks and blocks padded. Chunks cover `extshape` (the shape rounded up to whole chunks).
+
+use super::MAX_DIM;
+use crate::chunk::header::MAX_BUFFERSIZE;
+use crate::{Error, Result};
+
+/// The validated geometry of an array. All products fit in i64 and the padded chunk fits in a
+/// Blosc chunk, so the arithmetic below cannot overflow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Geometry {
+    pub shape: Vec<i64>,
+    pub chunkshape: Vec<i64>,
+    pub blockshape: Vec<i64>,
+    pub extshape: Vec<i64>,
+    pub extchunkshape: Vec<i64>,
+    pub nitems: i64,
+    pub chunknitems: i64,
+    pub blocknitems: i64,
+    pub extchunknitems: i64,
+    pub typesize: usize,
+}
+
+fn checked_product(v: &[i64]) -> Result<i64> {
+    v.iter()
+        .try_fold(1i64, |acc, x| acc.checked_mul(*x))
+        .ok_or(Error::InvalidParam)
+}
+
+impl Geometry {
+    /// Checks and builds the geometry. Rules: at most 16 dims, non-negative extents, a zero
+    /// chunk extent only for a zero shape extent, blocks no larger than chunks, no overflow,
+    /// and a padded chunk no larger than the maximum Blosc buffer.
+    pub fn new(
+        shape: &[i64],
+        chunkshape: &[i32],
+        blockshape: &[i32],
+        typesize: usize,
+    ) -> Result<Geometry> {
+        let ndim = shape.len();
+        if ndim > MAX_DIM || chunkshape.len() != ndim || blockshape.len() != ndim {
+            return Err(Error::InvalidParam);
+        }
+        if typesize == 0 || typesize > i32::MAX as usize {
+            return Err(Error::InvalidParam);
+        }
+        let mut extshape = vec![0i64; ndim];
+        let mut extchunkshape = vec![0i64; ndim];
+        for d in 0..ndim {
+            let (s, c, b) = (shape[d], chunkshape[d] as i64, blockshape[d] as i64);
+            if s < 0 || c < 0 || b < 0 || b > c {
+                return Err(Error::InvalidParam);
+            }
+            if c == 0 {
+                if s != 0 || b != 0 {
+                    return Err(Error::InvalidParam);
+                }
+                continue;
+            }
+            if b == 0 {
+                return Err(Error::InvalidParam);
+            }
+            extshape[d] = s.checked_add((c - s % c) % c).ok_or(Error::InvalidParam)?;
+            extchunkshape[d] = c + (b - c % b) % b;
+        }
+        let nitems = checked_product(shape)?;
+        checked_product(&extshape)?;
+        let chunkshape: Vec<i64> = chunkshape.iter().map(|c| *c as i64).collect();
+        let blockshape: Vec<i64> = blockshape.iter().map(|b| *b as i64).collect();
+        let chunknitems = checked_product(&chunkshape)?;
+        let blocknitems = checked_product(&blockshape)?;
+        let extchunknitems = checked_product(&extchunkshape)?;
+        let chunkbytes = extchunknitems
+            .checked_mul(typesize as i64)
+            .ok_or(Error::MaxBufsizeExceeded)?;
+        if chunkbytes > MAX_BUFFERSIZE {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        Ok(Geometry {
+            shape: shape.to_vec(),
+            chunkshape,
+            blockshape,
+            extshape,
+            extchunkshape,
+            nitems,
+            chunknitems,
+            blocknitems,
+            extchunknitems,
+            typesize,
+        })
+    }
+
+    /// The same chunk and block shapes over another shape.
+    pub fn with_shape(&self, shape: &[i64]) -> Result<Geometry> {
+        Geometry::new(
+            shape,
+            &self.chunkshape_i32(),
+            &self.blockshape_i32(),
+            self.typesize,
+        )
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn chunkshape_i32(&self) -> Vec<i32> {
+        self.chunkshape.iter().map(|c| *c as i32).collect()
+    }
+
+    pub fn blockshape_i32(&self) -> Vec<i32> {
+        self.blockshape.iter().map(|b| *b as i32).collect()
+    }
+
+    /// Bytes of one (padded) chunk.
+    pub fn chunk_nbytes(&self) -> usize {
+        self.extchunknitems as usize * self.typesize
+    }
+
+    /// Bytes of one block.
+    pub fn block_nbytes(&self) -> usize {
+        self.blocknitems as usize * self.typesize
+    }
+
+    /// Chunks along each dimension.
+    pub fn chunks_per_dim(&self) -> Vec<i64> {
+        (0..self.ndim())
+            .map(|d| {
+                if self.chunkshape[d] == 0 {
+                    0
+                } else {
+                    self.extshape[d] / self.chunkshape[d]
+                }
+            })
+            .collect()
+    }
+
+    /// Blocks along each dimension of a chunk.
+    pub fn blocks_per_dim(&self) -> Vec<i64> {
+        (0..self.ndim())
+            .map(|d| {
+                if self.blockshape[d] == 0 {
+                    0
+                } else {
+                    self.extchunkshape[d] / self.blockshape[d]
+                }
+            })
+            .collect()
+    }
+
+    /// Number of chunks the array is stored in (1 for a 0-d array, 0 for an empty one).
+    pub fn nchunks(&self) -> i64 {
+        if self.nitems == 0 {
+            return 0;
+        }
+        self.chunks_per_dim().iter().product()
+    }
+
+    /// Number of blocks in a chunk.
+    pub fn nblocks(&self) -> usize {
+        if self.blocknitems == 0 {
+            return 0;
+        }
+        (self.extchunknitems / self.blocknitems) as usize
+    }
+
+    /// The array region `[start, stop)` covered by chunk `coords` (clipped to the shape).
+    pub fn chunk_region(&self, coords: &[i64]) -> (Vec<i64>, Vec<i64>) {
+        let start: Vec<i64> = (0..self.ndim())
+            .map(|d| coords[d] * self.chunkshape[d])
+            .collect();
+        let stop = (0..self.ndim())
+            .map(|d| (start[d] + self.chunkshape[d]).min(self.shape[d]))
+            .collect();
+        (start, stop)
+    }
+}
+
+/// The stride tables `b2nd_array_t` exposes, computed as c-blosc2's `update_shape` does
+/// (including its quirks: all zero above a zero extent, and chunk-grid strides multiplied by
+/// `extshape * chunkshape`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CStrides {
+    pub item_array: Vec<i64>,
+    pub item_extchunk: Vec<i64>,
+    pub item_chunk: Vec<i64>,
+    pub item_block: Vec<i64>,
+    pub block_chunk: Vec<i64>,
+    pub chunk_array: Vec<i64>,
+}
+
+impl Geometry {
+    pub fn c_strides(&self) -> CStrides {
+        let n = self.ndim();
+        let mut s = CStrides {
+            item_array: vec![1; n],
+            item_extchunk: vec![1; n],
+            item_chunk: vec![1; n],
+            item_block: vec![1; n],
+            block_chunk: vec![1; n],
+            chunk_array: vec![1; n],
+        };
+        for i in (0..n.saturating_sub(1)).rev() {
+            if self.shape[i + 1] == 0 {
+                s.item_array[i] = 0;
+                s.item_extchunk[i] = 0;
+                s.item_chunk[i] = 0;
+                s.item_block[i] = 0;
+                s.block_chunk[i] = 0;
+                s.chunk_array[i] = 0;
+                continue;
+            }
+            let w = |a: i64, b: i64| a.wrapping_mul(b);
+            s.item_array[i] = w(s.item_array[i + 1], self.shape[i + 1]);
+            s.item_extchunk[i] = w(s.item_extchunk[i + 1], self.extchunkshape[i + 1]);
+            s.item_chunk[i] = w(s.item_chunk[i + 1], self.chunkshape[i + 1]);
+            s.item_block[i] = w(s.item_block[i + 1], self.blockshape[i + 1]);
+            s.block_chunk[i] = w(
+                s.block_chunk[i + 1],
+                self.extchunkshape[i + 1] / self.blockshape[i + 1],
+            );
+            s.chunk_array[i] = w(
+                s.chunk_array[i + 1],
+                w(self.extshape[i + 1], self.chunkshape[i + 1]),
+            );
+        }
+        s
+    }
+}
+
+/// Row-major strides (in items) of a buffer of `shape`.
+pub fn strides(shape: &[i64]) -> Vec<i64> {
+    let mut s = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    s
+}
+
+/// Calls `f` with every index of the grid `shape`, in C order (once, with an empty index, for
+/// a 0-d grid; never when an extent is zero).
+pub fn for_each_index(shape: &[i64], mut f: impl FnMut(&[i64]) -> Result<()>) -> Result<()> {
+    if shape.iter().any(|s| *s <= 0) {
+        return Ok(());
+    }
+    let mut idx = vec![0i64; shape.len()];
+    loop {
+        f(&idx)?;
+        let mut d = shape.len();
+        loop {
+            if d == 0 {
+                return Ok(());
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padded_shapes() {
+        let g = Geometry::new(&[10, 7], &[4, 7], &[3, 2], 4).unwrap();
+        assert_eq!(g.extshape, vec![12, 7]);
+        assert_eq!(g.extchunkshape, vec![6, 8]);
+        assert_eq!(g.nchunks(), 3);
+        assert_eq!(g.nblocks(), 8);
+        assert_eq!(g.chunk_nbytes(), 6 * 8 * 4);
+        let g = Geometry::new(&[], &[], &[], 8).unwrap();
+        assert_eq!((g.nitems, g.nchunks(), g.nblocks()), (1, 1, 1));
+        let g = Geometry::new(&[0, 5], &[0, 5], &[0, 5], 8).unwrap();
+        assert_eq!((g.nitems, g.nchunks()), (0, 0));
+    }
+
+    #[test]
+    fn c_strides_as_update_shape() {
+        // Values of b2nd_array_t's stride fields from c-blosc2 3.3.5 for this geometry.
+        let g = Geometry::new(&[10, 7, 5], &[4, 5, 5], &[3, 2, 5], 4).unwrap();
+        let s = g.c_strides();
+        assert_eq!(s.item_array, vec![35, 5, 1]);
+        assert_eq!(s.item_extchunk, vec![30, 5, 1]);
+        assert_eq!(s.item_chunk, vec![25, 5, 1]);
+        assert_eq!(s.item_block, vec![10, 5, 1]);
+        assert_eq!(s.block_chunk, vec![3, 1, 1]);
+        assert_eq!(s.chunk_array, vec![1250, 25, 1]);
+    }
+
+    #[test]
+    fn bad_geometries() {
+        assert!(Geometry::new(&[5], &[0], &[0], 1).is_err());
+        assert!(Geometry::new(&[5], &[2], &[3], 1).is_err());
+        assert!(Geometry::new(&[5], &[2], &[0], 1).is_err());
+        assert!(Geometry::new(&[-1], &[2], &[1], 1).is_err());
+        assert!(Geometry::new(&[i64::MAX, 4], &[1, 1], &[1, 1], 1).is_err());
+        assert!(Geometry::new(&[i64::MAX], &[10], &[10], 1).is_err());
+        assert_eq!(
+            Geometry::new(&[1 << 20, 1 << 20], &[1 << 16, 1 << 16], &[1, 1], 1),
+            Err(Error::MaxBufsizeExceeded)
+        );
+        assert!(Geometry::new(&[1; 17], &[1; 17], &[1; 17], 1).is_err());
+    }
+
+    #[test]
+    fn index_iteration() {
+        let mut seen = Vec::new();
+        for_each_index(&[2, 3], |i| {
+            seen.push(i.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 6);
+        assert_eq!(seen[4], vec![1, 1]);
+        let mut n = 0;
+        for_each_index(&[], |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(n, 1);
+        for_each_index(&[3, 0], |_| unreachable!()).unwrap();
+    }
+}

@@ -1,0 +1,234 @@
+//! What a b2nd array needs from the container that holds its chunks (a super-chunk in
+//! c-blosc2), and an in-memory implementation.
+
+use super::scratch::Scratch;
+use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
+use crate::chunk::{special, CParams, ChunkHeader, Compressor, DParams, Decompressor};
+use crate::{Error, Result};
+use std::borrow::Cow;
+
+/// A sequence of compressed chunks with metalayers and compression parameters.
+pub trait ChunkStore: Sized {
+    /// Where and how a new store is kept (file name, contiguous or sparse, ...).
+    type Options: Clone + Default;
+
+    /// A new empty store compressing with `cparams`.
+    fn create(cparams: CParams, dparams: DParams, options: &Self::Options) -> Result<Self>;
+    fn cparams(&self) -> &CParams;
+    fn dparams(&self) -> &DParams;
+    fn options(&self) -> Self::Options;
+    fn typesize(&self) -> usize {
+        self.cparams().typesize.max(1) as usize
+    }
+
+    fn nchunks(&self) -> i64;
+    /// The compressed bytes of chunk `nchunk`.
+    fn chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>>;
+    /// Decompresses chunk `nchunk` into `dst`, skipping the blocks `maskout` marks `true`.
+    /// Every block not skipped is written: an uninitialised special-value chunk reads as zeros
+    /// (the decompressor leaves such bytes untouched, and `dst` may hold another chunk).
+    fn decompress_chunk(
+        &self,
+        nchunk: i64,
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+    ) -> Result<usize>;
+    /// Compresses `data` as one chunk with the store's parameters.
+    fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>>;
+    fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64>;
+    fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
+    fn update_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
+    fn delete_chunk(&mut self, nchunk: i64) -> Result<i64>;
+
+    /// Names of the fixed-length metalayers, in order.
+    fn meta_names(&self) -> Vec<String>;
+    fn meta_get(&self, name: &str) -> Option<Vec<u8>>;
+    fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
+    fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<()>;
+
+    /// Names of the variable-length metalayers, in order.
+    fn vlmeta_names(&self) -> Vec<String>;
+    /// The (uncompressed) content of vlmetalayer `name`.
+    fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>>;
+    fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
+
+    /// A special-value chunk (zeros, NaNs, uninitialised, or `value` repeated) of `nbytes`.
+    fn special_chunk(&self, kind: Special, nbytes: usize, value: Option<&[u8]>) -> Result<Vec<u8>> {
+        let nbytes = i32::try_from(nbytes).map_err(|_| Error::MaxBufsizeExceeded)?;
+        let mut dst = vec![0u8; EXTENDED_HEADER_LENGTH + self.typesize()];
+        let n = special::make(self.cparams(), kind, nbytes, value, &mut dst)?;
+        dst.truncate(n);
+        Ok(dst)
+    }
+
+    /// Appends `nchunks` special chunks of `chunk_nbytes` each (what
+    /// `blosc2_schunk_fill_special` does for a fresh super-chunk).
+    fn fill_special(&mut self, nchunks: i64, kind: Special, chunk_nbytes: usize) -> Result<()> {
+        let chunk = self.special_chunk(kind, chunk_nbytes, None)?;
+        for _ in 0..nchunks {
+            self.append_chunk(chunk.clone())?;
+        }
+        Ok(())
+    }
+}
+
+/// `maskout` if it fits the chunk's blocks, else `None` (decompress everything): special-value
+/// chunks have a single block whatever the array's block shape, and a mask is only an
+/// optimisation.
+pub fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&'m [bool]> {
+    let m = maskout?;
+    let h = ChunkHeader::parse(chunk).ok()?;
+    (h.nblocks_leftover().0 == m.len()).then_some(m)
+}
+
+/// Decompresses `chunk` as `ChunkStore::decompress_chunk` requires: the mask only when it fits,
+/// and zeros for an uninitialised chunk.
+pub fn decompress_defined(
+    decompressor: &Decompressor,
+    chunk: &[u8],
+    dst: &mut [u8],
+    maskout: Option<&[bool]>,
+) -> Result<usize> {
+    let h = ChunkHeader::parse(chunk)?;
+    if h.special_raw() == Special::Uninit as u8 {
+        let n = usize::try_from(h.nbytes).map_err(|_| Error::InvalidHeader)?;
+        dst.get_mut(..n).ok_or(Error::WriteBuffer)?.fill(0);
+        return Ok(n);
+    }
+    decompressor.decompress(chunk, dst, usable_maskout(chunk, maskout))
+}
+
+/// Compresses `data` as one chunk (room for the worst case, so it always fits).
+pub fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
+    let mut dst = Scratch::compressed();
+    dst.resize(data.len() + MAX_OVERHEAD, 0);
+    let n = compressor.compress(data, &mut dst)?;
+    if n == 0 {
+        return Err(Error::Failure);
+    }
+    Ok(dst[..n].to_vec())
+}
+
+/// Chunks and metalayers kept in memory.
+pub struct MemStore {
+    compressor: Compressor,
+    decompressor: Decompressor,
+    chunks: Vec<Vec<u8>>,
+    metalayers: Vec<(String, Vec<u8>)>,
+    vlmetalayers: Vec<(String, Vec<u8>)>,
+}
+
+impl MemStore {
+    fn index(&self, nchunk: i64, len: usize) -> Result<usize> {
+        usize::try_from(nchunk)
+            .ok()
+            .filter(|i| *i < len)
+            .ok_or(Error::InvalidIndex)
+    }
+}
+
+impl ChunkStore for MemStore {
+    type Options = ();
+
+    fn create(cparams: CParams, dparams: DParams, _: &()) -> Result<Self> {
+        Ok(MemStore {
+            compressor: Compressor::new(cparams)?,
+            decompressor: Decompressor::new(dparams)?,
+            chunks: Vec::new(),
+            metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
+        })
+    }
+    fn cparams(&self) -> &CParams {
+        self.compressor.params()
+    }
+    fn dparams(&self) -> &DParams {
+        self.decompressor.params()
+    }
+    fn options(&self) {}
+    fn nchunks(&self) -> i64 {
+        self.chunks.len() as i64
+    }
+    fn chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.index(nchunk, self.chunks.len())?;
+        Ok(Cow::Borrowed(&self.chunks[i]))
+    }
+    fn decompress_chunk(
+        &self,
+        nchunk: i64,
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+    ) -> Result<usize> {
+        let i = self.index(nchunk, self.chunks.len())?;
+        let chunk = &self.chunks[i];
+        decompress_defined(&self.decompressor, chunk, dst, maskout)
+    }
+    fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
+        compress_with(&self.compressor, data)
+    }
+    fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64> {
+        self.chunks.push(chunk);
+        Ok(self.chunks.len() as i64)
+    }
+    fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {
+        let i = self.index(nchunk, self.chunks.len() + 1)?;
+        self.chunks.insert(i, chunk);
+        Ok(self.chunks.len() as i64)
+    }
+    fn update_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {
+        let i = self.index(nchunk, self.chunks.len())?;
+        self.chunks[i] = chunk;
+        Ok(self.chunks.len() as i64)
+    }
+    fn delete_chunk(&mut self, nchunk: i64) -> Result<i64> {
+        let i = self.index(nchunk, self.chunks.len())?;
+        self.chunks.remove(i);
+        Ok(self.chunks.len() as i64)
+    }
+    fn meta_names(&self) -> Vec<String> {
+        self.metalayers.iter().map(|(n, _)| n.clone()).collect()
+    }
+    fn meta_get(&self, name: &str) -> Option<Vec<u8>> {
+        self.metalayers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c.clone())
+    }
+    fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<()> {
+        if self.meta_get(name).is_some() {
+            return Err(Error::InvalidParam);
+        }
+        self.metalayers.push((name.to_string(), content.to_vec()));
+        Ok(())
+    }
+    fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<()> {
+        let m = self
+            .metalayers
+            .iter_mut()
+            .find(|(n, _)| n == name)
+            .ok_or(Error::MetalayerNotFound)?;
+        // Metalayers are fixed-length in a frame: an update cannot grow them.
+        if content.len() > m.1.len() {
+            return Err(Error::InvalidParam);
+        }
+        m.1 = content.to_vec();
+        Ok(())
+    }
+    fn vlmeta_names(&self) -> Vec<String> {
+        self.vlmetalayers.iter().map(|(n, _)| n.clone()).collect()
+    }
+    fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
+        self.vlmetalayers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c.clone())
+            .ok_or(Error::NotFound)
+    }
+    fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()> {
+        if self.vlmetalayers.iter().any(|(n, _)| n == name) {
+            return Err(Error::InvalidParam);
+        }
+        self.vlmetalayers.push((name.to_string(), content.to_vec()));
+        Ok(())
+    }
+}

@@ -1,0 +1,1386 @@
+//! The chunk functions of blosc2.h: contexts, compression and decompression (with a context
+//! and through the global settings), getitem, compressed-buffer info, special-value chunks,
+//! VL-block chunks.
+//!
+//! Each function translates: C pointers and sizes into slices (NULL with a non-zero size is
+//! `BLOSC2_ERROR_NULL_POINTER`), the BLOSC_* environment variables c-blosc2 reads into
+//! parameters, core errors into c-blosc2's codes, and no panic crosses into C.
+
+use std::ffi::CStr;
+use std::panic::AssertUnwindSafe;
+use std::ptr;
+
+use libc::{c_char, c_int, c_void};
+
+use crate::capi::library::guard;
+use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context};
+use crate::capi::types::*;
+use crate::chunk::header::{
+    ChunkHeader, Special, DOBITSHUFFLE, DOSHUFFLE, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
+    MAX_OVERHEAD, MIN_HEADER_LENGTH, NOFILTER,
+};
+use crate::chunk::params::{ALWAYS_SPLIT, AUTO_SPLIT, FORWARD_COMPAT_SPLIT, NEVER_SPLIT};
+use crate::chunk::{decompress, registry, special, vlblocks, CParams, Compressor, Decompressor};
+use crate::codecs::names;
+use crate::{global, Error, Result};
+
+/// Runs an entry point body: errors become their codes, a panic becomes `Failure`.
+fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
+    guard(
+        Error::Failure.code(),
+        AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
+    )
+}
+
+fn len_of(size: usize) -> Result<c_int> {
+    c_int::try_from(size).map_err(|_| Error::MaxBufsizeExceeded)
+}
+
+/// `len` readable bytes at `p` (a negative length counts as 0).
+///
+/// # Safety
+/// `p` is NULL or valid for reads of `len` bytes for 'a.
+unsafe fn in_bytes<'a>(p: *const c_void, len: i64) -> Result<&'a [u8]> {
+    let len = len.max(0) as usize;
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: non-NULL and valid for `len` bytes per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) })
+}
+
+/// `len` writable bytes at `p` (a negative length counts as 0).
+///
+/// # Safety
+/// `p` is NULL or valid for writes of `len` bytes for 'a, not aliased by other slices.
+unsafe fn out_bytes<'a>(p: *mut c_void, len: i64) -> Result<&'a mut [u8]> {
+    let len = len.max(0) as usize;
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: non-NULL and valid for `len` writable bytes per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) })
+}
+
+/// The header bytes of a chunk whose length the caller does not tell (the blosc1 API and the
+/// cbuffer queries): 16 bytes, or 32 when the flags announce the extended header.
+///
+/// # Safety
+/// `p` is NULL or points to a chunk header (32 readable bytes if its flags say extended).
+unsafe fn header_bytes<'a>(p: *const c_void) -> Result<&'a [u8]> {
+    // SAFETY: per the contract, a chunk header has at least 16 bytes.
+    let basic = unsafe { in_bytes(p, MIN_HEADER_LENGTH as i64) }?;
+    let flags = basic[2];
+    if flags & DOSHUFFLE != 0 && flags & DOBITSHUFFLE != 0 {
+        // SAFETY: per the contract, an extended header has 32 bytes.
+        unsafe { in_bytes(p, EXTENDED_HEADER_LENGTH as i64) }
+    } else {
+        Ok(basic)
+    }
+}
+
+/// The whole chunk at `p` as its header tells its length (for the blosc1 calls that take no
+/// source size).
+///
+/// # Safety
+/// `p` is NULL or points to a complete chunk.
+unsafe fn whole_chunk<'a>(p: *const c_void) -> Result<&'a [u8]> {
+    // SAFETY: forwarded contract.
+    let h = ChunkHeader::parse(unsafe { header_bytes(p) }?)?;
+    // SAFETY: a complete chunk holds the cbytes its header states.
+    unsafe { in_bytes(p, h.cbytes as i64) }
+}
+
+// ------------------------------------------------------------------------------------------
+// Environment variables
+
+/// `strtol(s, NULL, 10)` as c-blosc2 uses it: the leading integer of `s`, 0 when there is none.
+fn leading_int(s: &str) -> i64 {
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    for b in digits.bytes().take_while(u8::is_ascii_digit) {
+        v = v.saturating_mul(10).saturating_add((b - b'0') as i64);
+    }
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+}
+
+/// BLOSC_SHUFFLE: the shuffle it names, None when unset or not recognised.
+fn env_shuffle() -> Option<c_int> {
+    match env("BLOSC_SHUFFLE")?.as_str() {
+        "NOSHUFFLE" => Some(0),
+        "SHUFFLE" => Some(1),
+        "BITSHUFFLE" => Some(2),
+        _ => None,
+    }
+}
+
+/// BLOSC_DELTA: Some(true/false) for "1"/"0", None otherwise.
+fn env_delta() -> Option<bool> {
+    match env("BLOSC_DELTA")?.as_str() {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// BLOSC_SPLITMODE: the split mode it names.
+fn env_splitmode() -> Option<i32> {
+    match env("BLOSC_SPLITMODE")?.as_str() {
+        "ALWAYS" => Some(ALWAYS_SPLIT),
+        "NEVER" => Some(NEVER_SPLIT),
+        "AUTO" => Some(AUTO_SPLIT),
+        "FORWARD_COMPAT" => Some(FORWARD_COMPAT_SPLIT),
+        _ => None,
+    }
+}
+
+/// A numeric variable's value when it satisfies `ok`.
+fn env_int(name: &str, ok: impl Fn(i64) -> bool) -> Option<i64> {
+    env(name).map(|v| leading_int(&v)).filter(|&v| ok(v))
+}
+
+/// BLOSC_NTHREADS, honoured when positive.
+fn env_nthreads() -> Option<i16> {
+    env_int("BLOSC_NTHREADS", |v| v > 0).map(|v| v as i16)
+}
+
+/// The filter pipeline the blosc1-style `doshuffle` and delta flags stand for (c-blosc2 puts
+/// the shuffle last and DELTA just before it; byte shuffle is dropped for 1-byte items).
+fn build_filters(doshuffle: c_int, delta: bool, typesize: i32, filters: &mut [u8; 6]) {
+    match doshuffle {
+        1 if typesize > 1 => filters[5] = 1,
+        2 => filters[5] = 2,
+        0 => filters[5] = NOFILTER,
+        _ => {}
+    }
+    if delta {
+        filters[4] = crate::chunk::header::DELTA;
+    }
+}
+
+/// What `blosc2_create_cctx` takes from the environment, applied to the caller's cparams
+/// (c-blosc2 3.3.5 reads these on every context creation).
+fn apply_cctx_env(c: &mut blosc2_cparams) {
+    if let Some(v) = env_int("BLOSC_TYPESIZE", |v| v > 0) {
+        c.typesize = v as i32;
+    }
+    build_filters(
+        env_shuffle().unwrap_or(-1),
+        env_delta() == Some(true),
+        c.typesize,
+        &mut c.filters,
+    );
+    if let Some(v) = env_int("BLOSC_CLEVEL", |v| v >= 0) {
+        c.clevel = v as u8;
+    }
+    if let Some(name) = env("BLOSC_COMPRESSOR") {
+        c.compcode = names::code_of(&name).unwrap_or(-1) as u8;
+    }
+    if let Some(v) = env_int("BLOSC_BLOCKSIZE", |v| v > 0) {
+        c.blocksize = v as i32;
+    }
+    if let Some(n) = env_nthreads() {
+        c.nthreads = n;
+    }
+    if let Some(s) = env_splitmode() {
+        c.splitmode = s;
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Contexts
+
+/// Rejections at creation that c-blosc2 makes beyond the core's own (a tuner we do not have).
+fn create_cctx(cparams: &blosc2_cparams) -> Result<Context> {
+    let mut c = *cparams;
+    apply_cctx_env(&mut c);
+    if c.tuner_id > 0 {
+        // No tuner can be registered, so a named one is never found.
+        return Err(Error::Tuner);
+    }
+    Context::new_compress(&c, |_| {})
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context_s {
+    guard(ptr::null_mut(), || {
+        create_cctx(&cparams).map_or(ptr::null_mut(), Context::into_handle)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context_s {
+    guard(ptr::null_mut(), || {
+        let mut d = dparams;
+        if let Some(n) = env_nthreads() {
+            d.nthreads = n;
+        }
+        Context::new_decompress(&d, |_| {}).map_or(ptr::null_mut(), Context::into_handle)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context_s) {
+    // SAFETY: context is NULL or a live handle the caller gives up, per the API.
+    guard(
+        (),
+        AssertUnwindSafe(|| unsafe { Context::free_handle(context) }),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(
+    ctx: *mut blosc2_context_s,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    run(|| {
+        // SAFETY: ctx is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        if cparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: non-NULL and writable per the API.
+        unsafe { cparams.write(ctx.cparams) };
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(
+    ctx: *mut blosc2_context_s,
+    dparams: *mut blosc2_dparams,
+) -> c_int {
+    run(|| {
+        // SAFETY: ctx is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        if dparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: non-NULL and writable per the API.
+        unsafe { dparams.write(ctx.dparams) };
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_maskout(
+    ctx: *mut blosc2_context_s,
+    maskout: *mut bool,
+    nblocks: c_int,
+) -> c_int {
+    run(|| {
+        // SAFETY: ctx is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        if nblocks < 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: maskout holds nblocks bools, per the API.
+        let mask = unsafe { in_bytes(maskout as *const c_void, nblocks as i64) }?;
+        ctx.maskout = Some(mask.iter().map(|&b| b != 0).collect());
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress_ctx(
+    context: *mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: context is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let compressor = ctx.compressor()?;
+        // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
+        let (src, dst) = unsafe {
+            (
+                in_bytes(src, srcsize as i64)?,
+                out_bytes(dest, destsize as i64)?,
+            )
+        };
+        len_of(compressor.compress(src, dst)?)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress_ctx(
+    context: *mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: context is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        ctx.decompressor()?;
+        // The mask applies to this decompression only, whatever its outcome.
+        let mask = ctx.maskout.take();
+        let decompressor = ctx.decompressor()?;
+        // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
+        let (src, dst) = unsafe {
+            (
+                in_bytes(src, srcsize as i64)?,
+                out_bytes(dest, destsize as i64)?,
+            )
+        };
+        let lazy = ctx
+            .lazy_blocks
+            .as_deref()
+            .map(|l| l as &dyn decompress::LazyBlocks);
+        len_of(decompressor.decompress_with(src, dst, mask.as_deref(), lazy)?)
+    })
+}
+
+/// getitem in items of the chunk's stored typesize, with c-blosc2's checks in its order.
+fn getitem_items(
+    dparams: &crate::chunk::DParams,
+    src: &[u8],
+    start: c_int,
+    nitems: c_int,
+    dst: &mut [u8],
+    lazy: Option<&dyn decompress::LazyBlocks>,
+) -> Result<c_int> {
+    let h = ChunkHeader::parse(src)?;
+    let ts = h.typesize as i64;
+    let (start, nitems) = (start as i64, nitems as i64);
+    if nitems * ts > dst.len() as i64 {
+        return Err(Error::WriteBuffer);
+    }
+    if nitems == 0 {
+        return Ok(0);
+    }
+    let stop = start + nitems;
+    if start < 0 || start * ts > h.nbytes as i64 || stop < start || stop * ts > h.nbytes as i64 {
+        return Err(Error::InvalidParam);
+    }
+    let n = decompress::getitem_bytes_with(
+        dparams,
+        src,
+        (start * ts) as usize,
+        (nitems * ts) as usize,
+        dst,
+        lazy,
+    )?;
+    len_of(n)
+}
+
+/// The decompression parameters a context uses for getitem (a compression context can serve
+/// getitem too, as in c-blosc2).
+fn getitem_dparams(ctx: &Context) -> std::borrow::Cow<'_, crate::chunk::DParams> {
+    match ctx.decompressor() {
+        Ok(d) => std::borrow::Cow::Borrowed(d.params()),
+        Err(_) => std::borrow::Cow::Owned(dparams_from_c(&ctx.dparams)),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_ctx(
+    context: *mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: context is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
+        let (src, dst) = unsafe {
+            (
+                in_bytes(src, srcsize as i64)?,
+                out_bytes(dest, destsize as i64)?,
+            )
+        };
+        let lazy = ctx
+            .lazy_blocks
+            .as_deref()
+            .map(|l| l as &dyn decompress::LazyBlocks);
+        getitem_items(&getitem_dparams(ctx), src, start, nitems, dst, lazy)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
+    context: *mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: context is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
+        let (src, dst) = unsafe {
+            (
+                in_bytes(src, srcsize as i64)?,
+                out_bytes(dest, destsize as i64)?,
+            )
+        };
+        let ts = ChunkHeader::parse(src)?.typesize as i32;
+        // Whole items only, as c-blosc2 demands.
+        if start < 0 || nbytes < 0 || start % ts != 0 || nbytes % ts != 0 {
+            return Err(Error::InvalidParam);
+        }
+        let lazy = ctx
+            .lazy_blocks
+            .as_deref()
+            .map(|l| l as &dyn decompress::LazyBlocks);
+        let n = decompress::getitem_bytes_with(
+            &getitem_dparams(ctx),
+            src,
+            start as usize,
+            nbytes as usize,
+            dst,
+            lazy,
+        )?;
+        len_of(n)
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// The global API
+
+fn ensure_init() {
+    if !global::settings().initialized {
+        global::init();
+    }
+}
+
+/// `blosc2_compress`: the environment first (c-blosc2 stores what it finds in the global
+/// settings, where it stays), then one compression with the global settings.
+fn global_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: i32,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<c_int> {
+    ensure_init();
+    let mut clevel = clevel;
+    let mut doshuffle = doshuffle;
+    let mut typesize = typesize;
+    if let Some(v) = env_int("BLOSC_CLEVEL", |v| v >= 0) {
+        clevel = v as c_int;
+    }
+    if let Some(s) = env_shuffle() {
+        doshuffle = s;
+    }
+    if let Some(d) = env_delta() {
+        global::set_delta(d);
+    }
+    if let Some(v) = env_int("BLOSC_TYPESIZE", |v| v > 0) {
+        typesize = v as i32;
+    }
+    if let Some(name) = env("BLOSC_COMPRESSOR") {
+        match global::set_compressor(&name) {
+            Ok(_) => {}
+            Err(Some(e)) => return Err(e),
+            Err(None) => return Ok(-1),
+        }
+    }
+    if let Some(v) = env_int("BLOSC_BLOCKSIZE", |v| v > 0) {
+        global::set_blocksize(v as usize);
+    }
+    if let Some(n) = env_nthreads() {
+        global::set_nthreads(n)?;
+    }
+    if let Some(s) = env_splitmode() {
+        global::set_splitmode(s);
+    }
+    let s = global::settings();
+    let mut filters = [0u8; 6];
+    build_filters(doshuffle, s.delta, typesize, &mut filters);
+
+    if env("BLOSC_NOLOCK").is_some() {
+        // c-blosc2 compresses through a temporary context here, built from the defaults
+        // (so without the global block size, and always with the extended header).
+        // SAFETY: returns a plain struct.
+        let mut c = unsafe { crate::capi::library::blosc2_get_blosc2_cparams_defaults() };
+        c.filters = filters;
+        c.typesize = typesize;
+        c.compcode = s.compcode as u8;
+        c.clevel = clevel as u8;
+        c.nthreads = s.nthreads;
+        c.splitmode = s.splitmode;
+        let ctx = create_cctx(&c).map_err(|_| Error::NullPointer)?;
+        return len_of(ctx.compressor()?.compress(src, dst)?);
+    }
+
+    if src.len() as i64 > MAX_BUFFERSIZE || dst.len() < MAX_OVERHEAD {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if !(0..=9).contains(&clevel) {
+        return Err(Error::CodecParam);
+    }
+    let params = CParams {
+        compcode: s.compcode as u8,
+        clevel: clevel as u8,
+        typesize,
+        nthreads: s.nthreads,
+        blocksize: s.blocksize.min(i32::MAX as usize) as i32,
+        splitmode: s.splitmode,
+        filters,
+        legacy_header: env("BLOSC_BLOSC1_COMPAT").is_some(),
+        ..cparams_from_c(&unsafe_defaults())
+    };
+    len_of(Compressor::new(params)?.compress(src, dst)?)
+}
+
+/// c-blosc2's default cparams.
+fn unsafe_defaults() -> blosc2_cparams {
+    // SAFETY: returns a plain struct by value.
+    unsafe { crate::capi::library::blosc2_get_blosc2_cparams_defaults() }
+}
+
+/// A decompressor for the global API (registered codecs and filters included).
+fn global_decompressor(nthreads: i16) -> Result<Decompressor> {
+    // SAFETY: returns a plain struct by value.
+    let mut d = unsafe { crate::capi::library::blosc2_get_blosc2_dparams_defaults() };
+    d.nthreads = nthreads;
+    Decompressor::new(dparams_from_c(&d))
+}
+
+fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
+    ensure_init();
+    if let Some(n) = env_nthreads() {
+        global::set_nthreads(n)?;
+    }
+    len_of(global_decompressor(global::nthreads())?.decompress(src, dst, None)?)
+}
+
+fn global_getitem(src: &[u8], start: c_int, nitems: c_int, dst: &mut [u8]) -> Result<c_int> {
+    // c-blosc2 serves getitem serially from a minimal context of its own.
+    getitem_items(
+        global_decompressor(1)?.params(),
+        src,
+        start,
+        nitems,
+        dst,
+        None,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: i32,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
+        let (src, dst) = unsafe {
+            (
+                in_bytes(src, srcsize as i64)?,
+                out_bytes(dest, destsize as i64)?,
+            )
+        };
+        global_compress(clevel, doshuffle, typesize, src, dst)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
+        let (src, dst) = unsafe {
+            (
+                in_bytes(src, srcsize as i64)?,
+                out_bytes(dest, destsize as i64)?,
+            )
+        };
+        global_decompress(src, dst)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem(
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
+        let (src, dst) = unsafe {
+            (
+                in_bytes(src, srcsize as i64)?,
+                out_bytes(dest, destsize as i64)?,
+            )
+        };
+        global_getitem(src, start, nitems, dst)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: usize,
+    nbytes: usize,
+    src: *const c_void,
+    dest: *mut c_void,
+    destsize: usize,
+) -> c_int {
+    run(|| {
+        // c-blosc2 passes the sizes on as int32_t; a destination beyond that is not usable.
+        let destsize = destsize.min(i32::MAX as usize) as i64;
+        if nbytes as i64 > MAX_BUFFERSIZE {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        // SAFETY: src/dest hold nbytes/destsize bytes, per the API.
+        let (src, dst) = unsafe { (in_bytes(src, nbytes as i64)?, out_bytes(dest, destsize)?) };
+        global_compress(clevel, doshuffle, typesize as i32, src, dst)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_decompress(
+    src: *const c_void,
+    dest: *mut c_void,
+    destsize: usize,
+) -> c_int {
+    run(|| {
+        // The blosc1 call has no source size: the header's cbytes is trusted, as c-blosc2 does.
+        // SAFETY: src is a complete chunk and dest holds destsize bytes, per the API.
+        let (src, dst) = unsafe {
+            (
+                whole_chunk(src)?,
+                out_bytes(dest, destsize.min(i32::MAX as usize) as i64)?,
+            )
+        };
+        global_decompress(src, dst)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_getitem(
+    src: *const c_void,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+) -> c_int {
+    run(|| {
+        // SAFETY: src is a complete chunk, per the API.
+        let src = unsafe { whole_chunk(src) }?;
+        let ts = ChunkHeader::parse(src)?.typesize as i64;
+        // The destination is as large as the items asked for, as the blosc1 API promises.
+        let want = (nitems.max(0) as i64 * ts).min(i32::MAX as i64);
+        // SAFETY: dest holds nitems items, per the API.
+        let dst = unsafe { out_bytes(dest, want) }?;
+        global_getitem(src, start, nitems, dst)
+    })
+}
+
+/// A C threads callback as the core's job runner.
+struct CThreadsCallback {
+    callback: unsafe extern "C" fn(
+        *mut c_void,
+        Option<unsafe extern "C" fn(*mut c_void)>,
+        c_int,
+        usize,
+        *mut c_void,
+    ),
+    data: *mut c_void,
+}
+
+// SAFETY: the callback and its data are the caller's, installed for use from any thread (c-blosc2
+// calls it from whichever thread compresses).
+unsafe impl Send for CThreadsCallback {}
+// SAFETY: see Send; the wrapper is never mutated.
+unsafe impl Sync for CThreadsCallback {}
+
+/// One element of the job array handed to the C callback.
+struct JobSlot<'a> {
+    job: &'a (dyn Fn(usize) + Sync),
+    index: usize,
+}
+
+/// The `dojob` the C callback calls with a pointer to one `JobSlot`.
+unsafe extern "C" fn run_job_slot(slot: *mut c_void) {
+    // SAFETY: the callback passes back pointers into the JobSlot array given to it, which
+    // lives until the callback returns.
+    if let Some(slot) = unsafe { slot.cast::<JobSlot<'_>>().as_ref() } {
+        // A panic must not unwind into the caller's C code; a job that did not finish leaves
+        // its result missing, which the core reports.
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| (slot.job)(slot.index)));
+    }
+}
+
+impl crate::chunk::runner::JobRunner for CThreadsCallback {
+    fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        let mut slots: Vec<JobSlot<'_>> = (0..njobs).map(|index| JobSlot { job, index }).collect();
+        // SAFETY: the caller's callback, given `njobs` elements of `size_of::<JobSlot>()` bytes
+        // and the dojob that runs one of them.
+        unsafe {
+            (self.callback)(
+                self.data,
+                Some(run_job_slot),
+                njobs as c_int,
+                std::mem::size_of::<JobSlot<'_>>(),
+                slots.as_mut_ptr().cast(),
+            )
+        }
+    }
+}
+
+/// With a callback installed, contexts with several threads hand their blocks to it as
+/// `nthreads` jobs (each job takes blocks until none is left) instead of to their worker pool;
+/// NULL restores the pools.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_threads_callback(
+    callback: blosc_threads_callback,
+    callback_data: *mut c_void,
+) {
+    guard((), || {
+        crate::chunk::runner::set_job_runner(callback.map(|callback| {
+            std::sync::Arc::new(CThreadsCallback {
+                callback,
+                data: callback_data,
+            }) as std::sync::Arc<dyn crate::chunk::runner::JobRunner>
+        }))
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// Compressed-buffer info
+
+/// The header at `p` as c-blosc2's cbuffer queries read it (16 bytes, or 32 for the extended
+/// one).
+///
+/// # Safety
+/// As for `header_bytes`.
+unsafe fn cbuffer_header(p: *const c_void) -> Result<ChunkHeader> {
+    // SAFETY: forwarded contract.
+    ChunkHeader::parse(unsafe { header_bytes(p) }?)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_sizes(
+    cbuffer: *const c_void,
+    nbytes: *mut i32,
+    cbytes: *mut i32,
+    blocksize: *mut i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: cbuffer points to a chunk header, per the API.
+        let h = unsafe { cbuffer_header(cbuffer) };
+        // c-blosc2 reports zeros for a header it cannot read.
+        let (n, c, b) = h.map_or((0, 0, 0), |h| (h.nbytes, h.cbytes, h.blocksize));
+        // SAFETY: each output is NULL or writable, per the API.
+        unsafe {
+            if !nbytes.is_null() {
+                *nbytes = n;
+            }
+            if !cbytes.is_null() {
+                *cbytes = c;
+            }
+            if !blocksize.is_null() {
+                *blocksize = b;
+            }
+        }
+        h.map(|_| 0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_sizes(
+    cbuffer: *const c_void,
+    nbytes: *mut usize,
+    cbytes: *mut usize,
+    blocksize: *mut usize,
+) {
+    let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
+    // SAFETY: forwarded contract; the locals are writable.
+    unsafe { blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
+    // SAFETY: each output is NULL or writable, per the API (c-blosc2 requires all three).
+    unsafe {
+        if !nbytes.is_null() {
+            *nbytes = n as usize;
+        }
+        if !cbytes.is_null() {
+            *cbytes = c as usize;
+        }
+        if !blocksize.is_null() {
+            *blocksize = b as usize;
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_validate(
+    cbuffer: *const c_void,
+    cbytes: usize,
+    nbytes: *mut usize,
+) -> c_int {
+    run(|| {
+        let result = (|| {
+            if cbytes < MIN_HEADER_LENGTH {
+                return Err(Error::WriteBuffer);
+            }
+            // Never more than the cbytes the caller vouches for.
+            let len = cbytes.min(EXTENDED_HEADER_LENGTH) as i64;
+            // SAFETY: cbuffer holds cbytes >= 16 bytes, per the API.
+            let h = ChunkHeader::parse(unsafe { in_bytes(cbuffer, len) }?)?;
+            if h.cbytes as i64 != cbytes as i64 {
+                return Err(Error::InvalidHeader);
+            }
+            if h.nbytes as i64 > MAX_BUFFERSIZE {
+                return Err(Error::MemoryAlloc);
+            }
+            Ok(h.nbytes as usize)
+        })();
+        if !nbytes.is_null() {
+            // SAFETY: non-NULL and writable, per the API.
+            unsafe { *nbytes = *result.as_ref().unwrap_or(&0) };
+        }
+        result.map(|_| 0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
+    cbuffer: *const c_void,
+    typesize: *mut usize,
+    flags: *mut c_int,
+) {
+    guard((), || {
+        // SAFETY: cbuffer points to a chunk header, per the API.
+        let (t, f) = unsafe { cbuffer_header(cbuffer) }
+            .map_or((0, 0), |h| (h.typesize as usize, h.flags as c_int));
+        // SAFETY: each output is NULL or writable, per the API.
+        unsafe {
+            if !typesize.is_null() {
+                *typesize = t;
+            }
+            if !flags.is_null() {
+                *flags = f;
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_versions(
+    cbuffer: *const c_void,
+    version: *mut c_int,
+    versionlz: *mut c_int,
+) {
+    guard((), || {
+        // SAFETY: cbuffer points to a chunk header, per the API.
+        let (v, vlz) = unsafe { cbuffer_header(cbuffer) }
+            .map_or((0, 0), |h| (h.version as c_int, h.versionlz as c_int));
+        // SAFETY: each output is NULL or writable, per the API.
+        unsafe {
+            if !version.is_null() {
+                *version = v;
+            }
+            if !versionlz.is_null() {
+                *versionlz = vlz;
+            }
+        }
+    })
+}
+
+/// The library name for a chunk's 3-bit format code: the built-in libraries, else a
+/// registered codec whose `complib` is that code.
+fn complib_name(format: u8) -> Option<&'static CStr> {
+    match format {
+        0 => Some(c"BloscLZ"),
+        1 => Some(c"LZ4"),
+        2 => Some(c"Snappy"),
+        3 => Some(c"Zlib"),
+        4 => Some(c"Zstd"),
+        _ => registry::codec_by_complib(format).map(|e| registered_name(&e.name)),
+    }
+}
+
+/// A NUL-terminated copy of a registered codec's name that lives as long as the process
+/// (registrations are never undone either).
+pub(crate) fn registered_name(name: &str) -> &'static CStr {
+    use std::collections::HashMap;
+    use std::ffi::CString;
+    use std::sync::Mutex;
+    static NAMES: Mutex<Option<HashMap<String, &'static CStr>>> = Mutex::new(None);
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let map = names.get_or_insert_with(HashMap::new);
+    map.entry(name.to_string()).or_insert_with(|| {
+        let c = CString::new(name.replace('\0', "")).unwrap_or_default();
+        Box::leak(c.into_boxed_c_str())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
+    guard(ptr::null(), || {
+        // SAFETY: cbuffer points to a chunk header, per the API.
+        match unsafe { cbuffer_header(cbuffer) } {
+            Ok(h) => complib_name(h.compformat()).map_or(ptr::null(), CStr::as_ptr),
+            Err(_) => ptr::null(),
+        }
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// Special-value chunks
+
+/// One special chunk, with c-blosc2's checks in its order.
+fn special_chunk(
+    cparams: &blosc2_cparams,
+    kind: Special,
+    nbytes: i32,
+    dst: &mut [u8],
+    value: Option<&[u8]>,
+) -> Result<c_int> {
+    if dst.len() < EXTENDED_HEADER_LENGTH {
+        return Err(Error::Data);
+    }
+    let ts = cparams.typesize;
+    if ts <= 0 || (nbytes > 0 && nbytes % ts != 0) {
+        return Err(Error::Data);
+    }
+    if kind == Special::Value && dst.len() < EXTENDED_HEADER_LENGTH + ts as usize {
+        return Err(Error::Data);
+    }
+    let ctx = create_cctx(cparams).map_err(|_| Error::NullPointer)?;
+    let params = ctx.compressor()?.params();
+    if nbytes as i64 > MAX_BUFFERSIZE {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if params.clevel > 9 {
+        return Err(Error::CodecParam);
+    }
+    len_of(special::write(params, kind, nbytes, value, dst)?)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_zeros(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: dest holds destsize bytes, per the API.
+        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        special_chunk(&cparams, Special::Zero, nbytes, dst, None)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_nans(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: dest holds destsize bytes, per the API.
+        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        special_chunk(&cparams, Special::Nan, nbytes, dst, None)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_repeatval(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    repeatval: *const c_void,
+) -> c_int {
+    run(|| {
+        // SAFETY: dest holds destsize bytes and repeatval one item, per the API.
+        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        let value = unsafe { in_bytes(repeatval, cparams.typesize.max(0) as i64) }?;
+        special_chunk(&cparams, Special::Value, nbytes, dst, Some(value))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_uninit(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: dest holds destsize bytes, per the API.
+        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        special_chunk(&cparams, Special::Uninit, nbytes, dst, None)
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// VL-block chunks
+
+/// A malloc'd copy of `data` (the caller frees it with free(), as c-blosc2 documents).
+fn malloc_copy(data: &[u8]) -> Result<*mut u8> {
+    // SAFETY: malloc of at least one byte; NULL is checked.
+    let p = unsafe { libc::malloc(data.len().max(1)) }.cast::<u8>();
+    if p.is_null() {
+        return Err(Error::MemoryAlloc);
+    }
+    // SAFETY: p has room for data.len() bytes and does not overlap data.
+    unsafe { ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+    Ok(p)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlcompress_ctx(
+    context: *mut blosc2_context_s,
+    srcs: *const *const c_void,
+    srcsizes: *const i32,
+    nblocks: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: context is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let compressor = ctx.compressor()?;
+        if nblocks <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let n = nblocks as usize;
+        if srcs.is_null() || srcsizes.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: srcs and srcsizes hold nblocks entries, per the API.
+        let (ptrs, sizes) = unsafe {
+            (
+                std::slice::from_raw_parts(srcs, n),
+                std::slice::from_raw_parts(srcsizes, n),
+            )
+        };
+        let mut blocks = Vec::with_capacity(n);
+        for (&p, &len) in ptrs.iter().zip(sizes) {
+            if len < 0 {
+                return Err(Error::InvalidParam);
+            }
+            // SAFETY: each source holds its size in bytes, per the API.
+            blocks.push(unsafe { in_bytes(p, len as i64) }?);
+        }
+        // SAFETY: dest holds destsize bytes, per the API.
+        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        len_of(vlblocks::vlcompress(compressor.params(), &blocks, dst)?)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_ctx(
+    context: *mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    dests: *mut *mut c_void,
+    destsizes: *mut i32,
+    maxblocks: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: context is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let decompressor = ctx.decompressor()?;
+        // SAFETY: src holds srcsize bytes, per the API.
+        let src = unsafe { in_bytes(src, srcsize as i64) }?;
+        let nblocks = vlblocks::nblocks(src)?;
+        if maxblocks < nblocks {
+            return Err(Error::InvalidParam);
+        }
+        if dests.is_null() || destsizes.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let blocks = vlblocks::decompress_blocks(decompressor.params(), src)?;
+        let mut out = Vec::with_capacity(blocks.len());
+        for b in &blocks {
+            match malloc_copy(b) {
+                Ok(p) => out.push(p),
+                Err(e) => {
+                    for p in out {
+                        // SAFETY: p came from malloc above and was not handed out.
+                        unsafe { libc::free(p.cast()) };
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        for (i, (p, b)) in out.into_iter().zip(&blocks).enumerate() {
+            // SAFETY: dests/destsizes hold maxblocks >= nblocks entries, per the API.
+            unsafe {
+                *dests.add(i) = p.cast();
+                *destsizes.add(i) = b.len() as i32;
+            }
+        }
+        Ok(blocks.len() as c_int)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
+    src: *const c_void,
+    srcsize: i32,
+    nblocks: *mut i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: src holds srcsize bytes, per the API.
+        let src = unsafe { in_bytes(src, srcsize as i64) }?;
+        let n = vlblocks::nblocks(src)?;
+        if !nblocks.is_null() {
+            // SAFETY: non-NULL and writable, per the API.
+            unsafe { *nblocks = n };
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
+    context: *mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: context is NULL or a live handle, per the API.
+        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let decompressor = ctx.decompressor()?;
+        // SAFETY: src holds srcsize bytes, per the API.
+        let src = unsafe { in_bytes(src, srcsize as i64) }?;
+        if dest.is_null() || destsize.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let block = vlblocks::decompress_block(decompressor.params(), src, nblock)?;
+        let n = len_of(block.len())?;
+        let p = malloc_copy(&block)?;
+        // SAFETY: both outputs are non-NULL and writable, per the API.
+        unsafe {
+            *dest = p;
+            *destsize = n;
+        }
+        Ok(n)
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// Extension points
+
+/// The text of a C name (NULL gives "").
+///
+/// # Safety
+/// `s` is NULL or a NUL-terminated string.
+unsafe fn name_of(s: *const c_char) -> String {
+    if s.is_null() {
+        return String::new();
+    }
+    // SAFETY: non-NULL and NUL-terminated per the contract.
+    unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
+    run(|| {
+        // SAFETY: codec is NULL or points to a blosc2_codec, per the API.
+        let c = unsafe { codec.as_ref() }.ok_or(Error::InvalidParam)?;
+        registry::register_codec(registry::CodecEntry {
+            id: c.compcode,
+            // SAFETY: compname is NULL or a C string, per the API.
+            name: unsafe { name_of(c.compname) },
+            complib: c.complib,
+            version: c.version,
+            codec: std::sync::Arc::new(CCodec {
+                encoder: c.encoder,
+                decoder: c.decoder,
+            }),
+        })?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
+    run(|| {
+        // SAFETY: filter is NULL or points to a blosc2_filter, per the API.
+        let f = unsafe { filter.as_ref() }.ok_or(Error::InvalidParam)?;
+        registry::register_filter(registry::FilterEntry {
+            id: f.id,
+            // SAFETY: name is NULL or a C string, per the API.
+            name: unsafe { name_of(f.name) },
+            version: f.version,
+            filter: std::sync::Arc::new(CFilter {
+                id: f.id,
+                forward: f.forward,
+                backward: f.backward,
+            }),
+        })?;
+        Ok(0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capi::library::{
+        blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults,
+    };
+    use std::sync::Arc;
+
+    /// Serves a lazy chunk's blocks from the full chunk.
+    struct InMemory(Vec<u8>);
+
+    impl decompress::LazyBlocks for InMemory {
+        fn read_block(&self, _: i32, _: i64, offset: i64, len: i32) -> Result<Vec<u8>> {
+            let at = offset as usize;
+            self.0
+                .get(at..at + len as usize)
+                .map(<[u8]>::to_vec)
+                .ok_or(Error::ReadBuffer)
+        }
+    }
+
+    fn le32(b: &[u8], at: usize) -> usize {
+        i32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+    }
+
+    #[test]
+    fn contexts_round_trip_and_read_lazy_chunks_through_their_reader() {
+        let data: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| (i / 5).to_le_bytes())
+            .collect();
+        // SAFETY: plain structs by value; every buffer below is valid for the sizes passed, and
+        // the handles are freed once.
+        unsafe {
+            let mut cp = blosc2_get_blosc2_cparams_defaults();
+            cp.typesize = 4;
+            cp.blocksize = 64 * 1024;
+            let c = blosc2_create_cctx(cp);
+            assert!(!c.is_null());
+            let mut chunk = vec![0u8; data.len() + 32];
+            let n = blosc2_compress_ctx(
+                c,
+                data.as_ptr().cast(),
+                data.len() as i32,
+                chunk.as_mut_ptr().cast(),
+                chunk.len() as i32,
+            );
+            assert!(n > 32 && (n as usize) < data.len());
+            chunk.truncate(n as usize);
+            blosc2_free_ctx(c);
+
+            let d = blosc2_create_dctx(blosc2_get_blosc2_dparams_defaults());
+            let mut out = vec![0u8; data.len()];
+            let len = out.len() as i32;
+            let m =
+                blosc2_decompress_ctx(d, chunk.as_ptr().cast(), n, out.as_mut_ptr().cast(), len);
+            assert_eq!(m, len);
+            assert_eq!(out, data);
+            // NULL with a size is refused, not dereferenced.
+            let bad = blosc2_decompress_ctx(d, ptr::null(), n, out.as_mut_ptr().cast(), len);
+            assert_eq!(bad, Error::NullPointer.code());
+
+            // The lazy form: header, block starts, then nchunk, offset and block sizes.
+            let nblocks = data.len().div_ceil(64 * 1024);
+            let mut lazy = chunk[..32 + 4 * nblocks].to_vec();
+            lazy[31] |= crate::chunk::header::LAZY_CHUNK;
+            lazy.extend_from_slice(&0i32.to_le_bytes());
+            lazy.extend_from_slice(&0i64.to_le_bytes());
+            for i in 0..nblocks {
+                let start = le32(&chunk, 32 + 4 * i);
+                let end = if i + 1 < nblocks {
+                    le32(&chunk, 32 + 4 * (i + 1))
+                } else {
+                    chunk.len()
+                };
+                lazy.extend_from_slice(&((end - start) as i32).to_le_bytes());
+            }
+            let lazy_len = lazy.len() as i32;
+            out.fill(0);
+            let without = blosc2_decompress_ctx(
+                d,
+                lazy.as_ptr().cast(),
+                lazy_len,
+                out.as_mut_ptr().cast(),
+                len,
+            );
+            assert_eq!(
+                without,
+                Error::InvalidParam.code(),
+                "no reader, no lazy chunk"
+            );
+            Context::from_handle(d).unwrap().lazy_blocks = Some(Arc::new(InMemory(chunk.clone())));
+            let m = blosc2_decompress_ctx(
+                d,
+                lazy.as_ptr().cast(),
+                lazy_len,
+                out.as_mut_ptr().cast(),
+                len,
+            );
+            assert_eq!(m, len);
+            assert_eq!(out, data);
+            let mut part = [0u8; 40];
+            let g = blosc2_getitem_ctx(
+                d,
+                lazy.as_ptr().cast(),
+                lazy_len,
+                20_000,
+                10,
+                part.as_mut_ptr().cast(),
+                40,
+            );
+            assert_eq!(g, 40);
+            assert_eq!(&part[..], &data[80_000..80_040]);
+            blosc2_free_ctx(d);
+        }
+    }
+
+    #[test]
+    fn environment_values_parse_like_strtol() {
+        assert_eq!(leading_int("12"), 12);
+        assert_eq!(leading_int("  7x"), 7);
+        assert_eq!(leading_int("x"), 0);
+        assert_eq!(leading_int("-3"), -3);
+        assert_eq!(leading_int("+4"), 4);
+        let mut f = [0u8; 6];
+        build_filters(1, true, 1, &mut f);
+        assert_eq!(f, [0, 0, 0, 0, 3, 0], "no byte shuffle of 1-byte items");
+        build_filters(2, false, 1, &mut f);
+        assert_eq!(f[5], 2);
+    }
+}

@@ -1,0 +1,240 @@
+//! I/O backends for C: the registry of `blosc2_io_cb` (`blosc2_register_io_cb`,
+//! `blosc2_get_io_cb`), the stdio functions of blosc2/blosc2-stdio.h, and a `blosc2_io` turned
+//! into the core's `Io` trait (the filesystem ids map to the core's own file backend; a
+//! registered user backend is called through its callbacks).
+
+use std::ffi::{CStr, CString};
+use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::ptr;
+use std::sync::{Arc, Mutex};
+
+use libc::{c_int, c_void};
+
+use crate::capi::library::guard;
+use crate::capi::stdio::*;
+use crate::capi::types::*;
+use crate::frame::io::{ByteStore, FileIo, Io, OpenMode};
+use crate::{Error, Result};
+
+/// `BLOSC2_IO_DEFAULTS.name`.
+pub(crate) const FILESYSTEM_NAME: &CStr = c"filesystem";
+
+const IO_FILESYSTEM: u8 = 0;
+const IO_FILESYSTEM_MMAP: u8 = 1;
+/// Ids below this are reserved for Blosc (`BLOSC2_IO_REGISTERED`).
+const IO_REGISTERED: u8 = 160;
+/// At most this many user backends (c-blosc2's `BLOSC2_IO_MAX_REGISTERED` minus the builtins).
+const MAX_REGISTERED: usize = 256 - IO_REGISTERED as usize;
+
+/// A registered backend; boxed and never freed, so `blosc2_get_io_cb` can return a stable
+/// pointer to it.
+struct Entry(*mut blosc2_io_cb);
+
+// SAFETY: the entries are leaked boxes only read after registration; their function pointers
+// are the caller's, who registered them for use from any thread (as c-blosc2 does).
+unsafe impl Send for Entry {}
+
+fn registry() -> &'static Mutex<Vec<Entry>> {
+    static REG: std::sync::OnceLock<Mutex<Vec<Entry>>> = std::sync::OnceLock::new();
+    REG.get_or_init(|| {
+        let builtin = |id, name: &'static CStr| {
+            let cb = blosc2_io_cb {
+                id,
+                name: name.as_ptr().cast_mut(),
+                is_allocation_necessary: true,
+                open: Some(blosc2_stdio_open),
+                close: Some(blosc2_stdio_close),
+                size: Some(blosc2_stdio_size),
+                write: Some(blosc2_stdio_write),
+                read: Some(blosc2_stdio_read),
+                truncate: Some(blosc2_stdio_truncate),
+                destroy: Some(blosc2_stdio_destroy),
+            };
+            Entry(Box::into_raw(Box::new(cb)))
+        };
+        Mutex::new(vec![builtin(IO_FILESYSTEM, FILESYSTEM_NAME)])
+    })
+}
+
+fn lookup(id: u8) -> Option<*mut blosc2_io_cb> {
+    let reg = registry().lock().ok()?;
+    // SAFETY: entries are leaked boxes, valid forever.
+    reg.iter().map(|e| e.0).find(|&p| unsafe { (*p).id } == id)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int {
+    guard(
+        Error::Failure.code(),
+        AssertUnwindSafe(|| {
+            // SAFETY: io is NULL or valid per the API.
+            let Some(cb) = (unsafe { io.as_ref() }) else {
+                return Error::InvalidParam.code();
+            };
+            if cb.id < IO_REGISTERED {
+                return Error::Failure.code();
+            }
+            let Ok(mut reg) = registry().lock() else {
+                return Error::Failure.code();
+            };
+            // SAFETY: entries are leaked boxes, valid forever.
+            if reg.iter().any(|e| unsafe { (*e.0).id } == cb.id) {
+                // Registering the same id again is accepted (and changes nothing), as in
+                // c-blosc2.
+                return 0;
+            }
+            if reg.len() >= MAX_REGISTERED + 1 {
+                return Error::Failure.code();
+            }
+            reg.push(Entry(Box::into_raw(Box::new(*cb))));
+            0
+        }),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
+    guard(
+        ptr::null_mut(),
+        AssertUnwindSafe(|| lookup(id).unwrap_or(ptr::null_mut())),
+    )
+}
+
+/// The core backend for a `blosc2_io`: the filesystem ids use the core's file backend (same
+/// bytes as c-blosc2's stdio and mmap backends), other ids their registered callbacks.
+///
+/// # Safety
+/// `io.params` is what the registered callbacks expect (the caller's contract).
+pub(crate) unsafe fn io_from_c(io: &blosc2_io) -> Result<Arc<dyn Io>> {
+    match io.id {
+        IO_FILESYSTEM | IO_FILESYSTEM_MMAP => Ok(Arc::new(FileIo)),
+        id => {
+            let cb = lookup(id).ok_or(Error::PluginIo)?;
+            // SAFETY: registered entries are valid forever.
+            let cb = unsafe { *cb };
+            Ok(Arc::new(CallbackIo {
+                cb,
+                params: io.params,
+            }))
+        }
+    }
+}
+
+/// A user backend: the registered callbacks and the `blosc2_io.params` given to `open`.
+struct CallbackIo {
+    cb: blosc2_io_cb,
+    params: *mut c_void,
+}
+
+// SAFETY: the callbacks and params are the caller's, registered for use by the library from
+// any thread it runs (c-blosc2 makes the same assumption).
+unsafe impl Send for CallbackIo {}
+// SAFETY: as for Send.
+unsafe impl Sync for CallbackIo {}
+
+impl Io for CallbackIo {
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
+        if mode == OpenMode::Create {
+            // The core reads back what it writes through the same store, and "wb" streams are
+            // write-only: create the file, then keep it open for reading and writing.
+            drop(self.open_mode(path, OpenMode::Create)?);
+            return self.open_mode(path, OpenMode::ReadWrite);
+        }
+        self.open_mode(path, mode)
+    }
+}
+
+impl CallbackIo {
+    fn open_mode(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
+        let open = self.cb.open.ok_or(Error::PluginIo)?;
+        let cpath =
+            CString::new(path.to_string_lossy().as_bytes()).map_err(|_| Error::InvalidParam)?;
+        let cmode = CString::new(mode.as_c_mode()).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: the callback's contract: two C strings and the caller's params.
+        let stream = unsafe { open(cpath.as_ptr(), cmode.as_ptr(), self.params) };
+        if stream.is_null() {
+            return Err(Error::FileOpen);
+        }
+        Ok(Box::new(CallbackStream {
+            cb: self.cb,
+            stream,
+        }))
+    }
+}
+
+/// A stream opened by a user backend; closed when dropped.
+struct CallbackStream {
+    cb: blosc2_io_cb,
+    stream: *mut c_void,
+}
+
+// SAFETY: see CallbackIo.
+unsafe impl Send for CallbackStream {}
+// SAFETY: see CallbackIo.
+unsafe impl Sync for CallbackStream {}
+
+impl ByteStore for CallbackStream {
+    fn size(&self) -> Result<u64> {
+        let size = self.cb.size.ok_or(Error::PluginIo)?;
+        // SAFETY: a stream from this backend's open.
+        let n = unsafe { size(self.stream) };
+        u64::try_from(n).map_err(|_| Error::FileRead)
+    }
+
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
+        let read = self.cb.read.ok_or(Error::PluginIo)?;
+        let pos = i64::try_from(pos).map_err(|_| Error::FileRead)?;
+        let len = buf.len() as i64;
+        let mut p: *mut c_void = if self.cb.is_allocation_necessary {
+            buf.as_mut_ptr().cast()
+        } else {
+            ptr::null_mut()
+        };
+        // SAFETY: p is our buffer of len bytes (or, for backends that allocate nothing, a
+        // pointer the callback sets to its own memory holding the bytes read).
+        let n = unsafe { read(&mut p, 1, len, pos, self.stream) };
+        if n < 0 {
+            return Err(Error::FileRead);
+        }
+        let n = (n as usize).min(buf.len());
+        if !self.cb.is_allocation_necessary && n > 0 {
+            if p.is_null() {
+                return Err(Error::FileRead);
+            }
+            // SAFETY: the callback made p point at n readable bytes.
+            buf[..n].copy_from_slice(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n) });
+        }
+        Ok(n)
+    }
+
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        let write = self.cb.write.ok_or(Error::PluginIo)?;
+        let pos = i64::try_from(pos).map_err(|_| Error::FileWrite)?;
+        // SAFETY: data is readable for its length.
+        let n = unsafe { write(data.as_ptr().cast(), 1, data.len() as i64, pos, self.stream) };
+        if n != data.len() as i64 {
+            return Err(Error::FileWrite);
+        }
+        Ok(())
+    }
+
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        let truncate = self.cb.truncate.ok_or(Error::PluginIo)?;
+        let len = i64::try_from(len).map_err(|_| Error::FileTruncate)?;
+        // SAFETY: a stream from this backend's open.
+        if unsafe { truncate(self.stream, len) } != 0 {
+            return Err(Error::FileTruncate);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for CallbackStream {
+    fn drop(&mut self) {
+        if let Some(close) = self.cb.close {
+            // SAFETY: a stream from this backend's open, closed once.
+            unsafe { close(self.stream) };
+        }
+    }
+}

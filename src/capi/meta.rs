@@ -1,0 +1,242 @@
+//! Metalayers (fixed-size, in the frame header) and vlmetalayers (compressed, in the trailer)
+//! of a super-chunk. `blosc2_meta_exists`/`blosc2_meta_get` are inline in blosc2.h and read
+//! the mirror's `metalayers[]`, which `super::schunk` keeps in sync.
+
+use std::panic::AssertUnwindSafe;
+use std::ptr;
+
+use libc::{c_char, c_int};
+
+use crate::capi::library::{c_str, guard};
+use crate::capi::params::cparams_from_c;
+use crate::capi::schunk::{schunk_mut, schunk_ref, sync_mirror};
+use crate::capi::types::*;
+use crate::schunk::Schunk;
+use crate::{Error, Result};
+
+fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
+    guard(
+        Error::Failure.code(),
+        AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
+    )
+}
+
+fn index(i: usize) -> Result<c_int> {
+    c_int::try_from(i).map_err(|_| Error::Failure)
+}
+
+/// A metalayer name argument.
+///
+/// # Safety
+/// `name` is NULL or a NUL-terminated string.
+unsafe fn name_arg<'a>(name: *const c_char) -> Result<&'a str> {
+    if name.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: forwarded contract.
+    unsafe { c_str(name) }.ok_or(Error::InvalidParam)
+}
+
+/// `len` bytes of metalayer content at `p` (NULL only with a zero length).
+///
+/// # Safety
+/// `p` is NULL or holds `len` readable bytes.
+unsafe fn content_arg<'a>(p: *const u8, len: i32) -> Result<&'a [u8]> {
+    if len < 0 || (p.is_null() && len > 0) {
+        return Err(Error::InvalidParam);
+    }
+    if len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: forwarded contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, len as usize) })
+}
+
+/// Runs a metadata change and re-syncs the mirror.
+///
+/// # Safety
+/// `schunk` is NULL or a live handle, not used concurrently.
+unsafe fn change(
+    schunk: *mut blosc2_schunk,
+    f: impl FnOnce(&mut Schunk) -> Result<usize>,
+) -> Result<c_int> {
+    // SAFETY: forwarded contract.
+    let s = unsafe { schunk_mut(schunk) }.ok_or(Error::NullPointer)?;
+    let r = f(s);
+    // SAFETY: forwarded contract; the &mut above is no longer used.
+    unsafe { sync_mirror(schunk) };
+    index(r?)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_meta_add(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: name a C string, content holds content_len bytes, per the API.
+        let (name, content) = unsafe { (name_arg(name)?, content_arg(content, content_len)?) };
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe { change(schunk, |s| s.meta_add(name, content)) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_meta_update(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: as in meta_add.
+        let (name, content) = unsafe { (name_arg(name)?, content_arg(content, content_len)?) };
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe { change(schunk, |s| s.meta_update(name, content)) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_exists(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live, name a C string, per the API.
+        let (s, name) = unsafe {
+            (
+                schunk_ref(schunk).ok_or(Error::NullPointer)?,
+                name_arg(name)?,
+            )
+        };
+        index(s.vlmeta_exists(name)?)
+    })
+}
+
+/// The core parameters for a vlmetalayer's compression (NULL: defaults).
+///
+/// # Safety
+/// `cparams` is NULL or valid.
+unsafe fn vl_cparams(cparams: *const blosc2_cparams) -> Option<crate::chunk::CParams> {
+    // SAFETY: forwarded contract.
+    unsafe { cparams.as_ref() }.map(cparams_from_c)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_add(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    run(|| {
+        // SAFETY: as in meta_add; cparams NULL or valid.
+        let (name, content, cp) = unsafe {
+            (
+                name_arg(name)?,
+                content_arg(content, content_len)?,
+                vl_cparams(cparams),
+            )
+        };
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe { change(schunk, |s| s.vlmeta_add(name, content, cp.as_ref())) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_update(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    run(|| {
+        // SAFETY: as in vlmeta_add.
+        let (name, content, cp) = unsafe {
+            (
+                name_arg(name)?,
+                content_arg(content, content_len)?,
+                vl_cparams(cparams),
+            )
+        };
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe { change(schunk, |s| s.vlmeta_update(name, content, cp.as_ref())) }
+    })
+}
+
+/// The content is malloc'd (the caller frees it), as in c-blosc2.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_get(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut *mut u8,
+    content_len: *mut i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live, name a C string, per the API.
+        let (s, name) = unsafe {
+            (
+                schunk_ref(schunk).ok_or(Error::NullPointer)?,
+                name_arg(name)?,
+            )
+        };
+        if content.is_null() || content_len.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let i = s.vlmeta_exists(name)?;
+        let data = s.vlmeta_get(name)?;
+        let len = i32::try_from(data.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
+        // SAFETY: a fresh allocation filled with data; outputs writable per the API.
+        unsafe {
+            let p = libc::malloc(data.len().max(1)).cast::<u8>();
+            if p.is_null() {
+                return Err(Error::MemoryAlloc);
+            }
+            ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
+            *content = p;
+            *content_len = len;
+        }
+        index(i)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_delete(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+) -> c_int {
+    run(|| {
+        // SAFETY: name a C string per the API.
+        let name = unsafe { name_arg(name) }?;
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe { change(schunk, |s| s.vlmeta_delete(name)) }
+    })
+}
+
+/// Fills `names[0..nvlmetalayers]` with the names the super-chunk keeps (not copies, as in
+/// c-blosc2); returns how many.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_get_names(
+    schunk: *mut blosc2_schunk,
+    names: *mut *mut c_char,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or a live handle per the API; its mirror is in sync.
+        let m = unsafe { schunk.as_ref() }.ok_or(Error::NullPointer)?;
+        let n = m.nvlmetalayers.max(0) as usize;
+        if n > 0 && names.is_null() {
+            return Err(Error::NullPointer);
+        }
+        for (i, entry) in m.vlmetalayers.iter().take(n).enumerate() {
+            // SAFETY: entries are NULL or malloc'd metalayers; names holds n slots per the API.
+            unsafe {
+                *names.add(i) = entry.as_ref().map_or(ptr::null_mut(), |e| e.name);
+            }
+        }
+        index(n)
+    })
+}

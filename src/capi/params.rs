@@ -1,0 +1,708 @@
+//! Conversions between the C parameter structs (`blosc2_cparams`, `blosc2_dparams`) and the
+//! core's (`chunk::CParams`, `chunk::DParams`), the C callbacks wrapped as core traits, and the
+//! opaque `blosc2_context` handle.
+//!
+//! Stable names other C-layer files build on (super-chunk, b2nd):
+//! - [`cparams_from_c`] / [`cparams_to_c`], [`dparams_from_c`] / [`dparams_to_c`]: the C-only
+//!   fields (schunk back-pointer, prefilter/postfilter and their params, tuner and plugin
+//!   params) travel inside the core params as [`CExtras`]/[`DExtras`] (`CParams::owner`), so
+//!   a round trip C -> core -> C gives the same struct back.
+//! - [`Context`], [`Context::new_compress`], [`Context::new_decompress`], [`Context::into_handle`],
+//!   [`Context::from_handle`], [`Context::free_handle`]: the `blosc2_context *` a C caller holds.
+
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Arc;
+
+use libc::{c_int, c_void};
+
+use crate::capi::types::*;
+use crate::chunk::decompress::LazyBlocks;
+use crate::chunk::params::{BlockCallback, BlockInfo, UserCodec, UserFilter};
+use crate::chunk::{pipeline, registry, CParams, Compressor, DParams, Decompressor};
+use crate::codecs;
+use crate::{Error, Result};
+
+/// The C-only fields of a `blosc2_cparams`, kept in `CParams::owner`.
+#[derive(Clone, Copy)]
+pub(crate) struct CExtras {
+    pub schunk: *mut c_void,
+    pub prefilter: blosc2_prefilter_fn,
+    pub preparams: *mut blosc2_prefilter_params,
+    pub tuner_params: *mut c_void,
+    pub tuner_id: c_int,
+    pub codec_params: *mut c_void,
+    pub filter_params: [*mut c_void; 6],
+}
+
+// SAFETY: the pointers are opaque tokens the C caller handed us; the core never dereferences
+// them and the callbacks that receive them are the caller's, who made them shareable.
+unsafe impl Send for CExtras {}
+// SAFETY: as for Send: read-only copies of caller-owned pointers.
+unsafe impl Sync for CExtras {}
+
+/// The C-only fields of a `blosc2_dparams`, kept in `DParams::owner`.
+#[derive(Clone, Copy)]
+pub(crate) struct DExtras {
+    pub schunk: *mut c_void,
+    pub postfilter: blosc2_postfilter_fn,
+    pub postparams: *mut blosc2_postfilter_params,
+}
+
+// SAFETY: see CExtras.
+unsafe impl Send for DExtras {}
+// SAFETY: see CExtras.
+unsafe impl Sync for DExtras {}
+
+fn c_extras(p: &CParams) -> Option<&CExtras> {
+    p.owner.as_ref().and_then(|o| o.downcast_ref::<CExtras>())
+}
+
+fn d_extras(p: &DParams) -> Option<&DExtras> {
+    p.owner.as_ref().and_then(|o| o.downcast_ref::<DExtras>())
+}
+
+/// The current chunk number of the super-chunk a context belongs to, -1 without one (what
+/// c-blosc2 puts in the pre/postfilter params' `nchunk`).
+fn current_nchunk(schunk: *mut c_void) -> i64 {
+    if schunk.is_null() {
+        return -1;
+    }
+    // SAFETY: a non-NULL `schunk` in cparams/dparams is the `blosc2_schunk` that owns the
+    // context (the super-chunk layer sets it, or the caller did, per c-blosc2's contract), and
+    // it outlives its contexts.
+    unsafe { (*schunk.cast::<blosc2_schunk>()).current_nchunk }
+}
+
+/// Where a context's callbacks find the context handle they report in `ctx` (known only once
+/// the context is boxed, after the params were converted).
+type HandleCell = Arc<AtomicPtr<blosc2_context_s>>;
+
+/// Runs `f` with this thread's scratch buffer for a callback on a block of `block_len` bytes
+/// (c-blosc2 lends its worker's temporary buffer, 4 blocks plus 64 bytes, as `ttmp`).
+fn with_callback_scratch(block_len: usize, f: impl FnOnce(&mut [u8]) -> c_int) -> c_int {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let n = 4 * block_len + 64;
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut buf) => {
+            if buf.len() < n {
+                buf.resize(n, 0);
+            }
+            f(&mut buf[..n])
+        }
+        // A callback that re-enters the library on this thread gets a buffer of its own.
+        Err(_) => f(&mut vec![0u8; n]),
+    })
+}
+
+/// A C prefilter wrapped as a core block callback.
+struct CPrefilter {
+    func: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int,
+    /// The caller's params (user_data is what the callback needs from it).
+    user_data: *mut c_void,
+    schunk: *mut c_void,
+    handle: HandleCell,
+}
+
+// SAFETY: the raw pointers are caller-owned tokens passed back to the caller's own callback;
+// c-blosc2 calls prefilters from its worker threads the same way.
+unsafe impl Send for CPrefilter {}
+// SAFETY: see Send; the wrapper itself is never mutated.
+unsafe impl Sync for CPrefilter {}
+
+impl BlockCallback for CPrefilter {
+    fn call(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> i32 {
+        with_callback_scratch(output.len(), |ttmp| {
+            let mut p = blosc2_prefilter_params {
+                user_data: self.user_data,
+                input: input.as_ptr(),
+                output: output.as_mut_ptr(),
+                output_size: output.len() as i32,
+                output_typesize: block.typesize,
+                output_offset: block.offset,
+                nchunk: current_nchunk(self.schunk),
+                nblock: block.nblock,
+                tid: block.tid,
+                ttmp: ttmp.as_mut_ptr(),
+                ttmp_nbytes: ttmp.len(),
+                ctx: self.handle.load(Ordering::Acquire),
+                output_is_disposable: false,
+            };
+            // SAFETY: `func` is the caller's prefilter; input, output and ttmp are valid for
+            // the sizes given.
+            unsafe { (self.func)(&mut p) }
+        })
+    }
+}
+
+/// A C postfilter wrapped as a core block callback.
+struct CPostfilter {
+    func: unsafe extern "C" fn(*mut blosc2_postfilter_params) -> c_int,
+    user_data: *mut c_void,
+    schunk: *mut c_void,
+    handle: HandleCell,
+}
+
+// SAFETY: see CPrefilter.
+unsafe impl Send for CPostfilter {}
+// SAFETY: see CPrefilter.
+unsafe impl Sync for CPostfilter {}
+
+impl BlockCallback for CPostfilter {
+    fn call(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> i32 {
+        with_callback_scratch(output.len(), |ttmp| {
+            let mut p = blosc2_postfilter_params {
+                user_data: self.user_data,
+                input: input.as_ptr(),
+                output: output.as_mut_ptr(),
+                size: output.len() as i32,
+                typesize: block.typesize,
+                offset: block.offset,
+                nchunk: current_nchunk(self.schunk),
+                nblock: block.nblock,
+                tid: block.tid,
+                ttmp: ttmp.as_mut_ptr(),
+                ttmp_nbytes: ttmp.len(),
+                ctx: self.handle.load(Ordering::Acquire),
+            };
+            // SAFETY: `func` is the caller's postfilter; input, output and ttmp are valid for
+            // the sizes given.
+            unsafe { (self.func)(&mut p) }
+        })
+    }
+}
+
+/// A codec registered from C (`blosc2_register_codec`), as the core's registry holds it.
+pub(crate) struct CCodec {
+    pub encoder: blosc2_codec_encoder_cb,
+    pub decoder: blosc2_codec_decoder_cb,
+}
+
+// SAFETY: plain function pointers.
+unsafe impl Send for CCodec {}
+// SAFETY: plain function pointers.
+unsafe impl Sync for CCodec {}
+
+impl UserCodec for CCodec {
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams) -> i32 {
+        let Some(encoder) = self.encoder else {
+            return Error::CodecSupport.code();
+        };
+        // Each call gets its own copy, whose `schunk` is the context's super-chunk.
+        let mut cp = cparams_to_c(params);
+        // SAFETY: the caller's encoder, given buffers valid for the lengths passed.
+        unsafe {
+            encoder(
+                src.as_ptr(),
+                src.len() as i32,
+                dst.as_mut_ptr(),
+                dst.len() as i32,
+                meta,
+                &mut cp,
+                ptr::null(),
+            )
+        }
+    }
+
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams) -> i32 {
+        let Some(decoder) = self.decoder else {
+            return Error::CodecSupport.code();
+        };
+        let mut dp = dparams_to_c(params);
+        // SAFETY: the caller's decoder, given buffers valid for the lengths passed.
+        unsafe {
+            decoder(
+                src.as_ptr(),
+                src.len() as i32,
+                dst.as_mut_ptr(),
+                dst.len() as i32,
+                meta,
+                &mut dp,
+                ptr::null(),
+            )
+        }
+    }
+}
+
+/// A filter registered from C (`blosc2_register_filter`).
+pub(crate) struct CFilter {
+    pub id: u8,
+    pub forward: blosc2_filter_forward_cb,
+    pub backward: blosc2_filter_backward_cb,
+}
+
+// SAFETY: plain function pointers.
+unsafe impl Send for CFilter {}
+// SAFETY: plain function pointers.
+unsafe impl Sync for CFilter {}
+
+impl UserFilter for CFilter {
+    fn forward(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &CParams,
+        _nblock: i32,
+        _typesize: i32,
+    ) -> i32 {
+        let Some(forward) = self.forward else {
+            return Error::FilterPipeline.code();
+        };
+        let len = src.len().min(dst.len()) as i32;
+        let mut cp = cparams_to_c(params);
+        // SAFETY: the caller's filter, given `len` readable and writable bytes.
+        unsafe { forward(src.as_ptr(), dst.as_mut_ptr(), len, meta, &mut cp, self.id) }
+    }
+
+    fn backward(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &DParams,
+        _nblock: i32,
+        typesize: i32,
+    ) -> i32 {
+        let Some(backward) = self.backward else {
+            return Error::FilterPipeline.code();
+        };
+        let len = src.len().min(dst.len()) as i32;
+        let mut dp = dparams_to_c(params);
+        // c-blosc2 reports the chunk's typesize in the dparams it gives filters.
+        dp.typesize = typesize;
+        // SAFETY: the caller's filter, given `len` readable and writable bytes.
+        unsafe { backward(src.as_ptr(), dst.as_mut_ptr(), len, meta, &mut dp, self.id) }
+    }
+}
+
+/// The user codec a compression needs and the user filters it names, from the registry.
+fn registered_for(compcode: u8, filters: &[u8; 6]) -> (Option<Arc<dyn UserCodec>>, UserFilters) {
+    let codec = if codecs::is_builtin(compcode) {
+        None
+    } else {
+        registry::codec(compcode).map(|e| e.codec)
+    };
+    let mut user_filters: UserFilters = Vec::new();
+    for &f in filters {
+        if f > pipeline::DEFINED_FILTERS_STOP && !user_filters.iter().any(|(id, _)| *id == f) {
+            if let Some(e) = registry::filter(f) {
+                user_filters.push((f, e.filter));
+            }
+        }
+    }
+    (codec, user_filters)
+}
+
+type UserFilters = Vec<(u8, Arc<dyn UserFilter>)>;
+
+fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
+    let (user_codec, user_filters) = registered_for(c.compcode, &c.filters);
+    let prefilter = c.prefilter.map(|func| {
+        let user_data = if c.preparams.is_null() {
+            ptr::null_mut()
+        } else {
+            // SAFETY: a non-NULL preparams points to the caller's prefilter params.
+            unsafe { (*c.preparams).user_data }
+        };
+        Arc::new(CPrefilter {
+            func,
+            user_data,
+            schunk: c.schunk,
+            handle: handle.clone(),
+        }) as Arc<dyn BlockCallback>
+    });
+    let extras = CExtras {
+        schunk: c.schunk,
+        prefilter: c.prefilter,
+        preparams: c.preparams,
+        tuner_params: c.tuner_params,
+        tuner_id: c.tuner_id,
+        codec_params: c.codec_params,
+        filter_params: c.filter_params,
+    };
+    CParams {
+        compcode: c.compcode,
+        compcode_meta: c.compcode_meta,
+        clevel: c.clevel,
+        use_dict: c.use_dict != 0,
+        typesize: c.typesize,
+        nthreads: c.nthreads,
+        blocksize: c.blocksize,
+        splitmode: c.splitmode,
+        filters: c.filters,
+        filters_meta: c.filters_meta,
+        instr_codec: c.instr_codec,
+        legacy_header: false,
+        prefilter,
+        user_codec,
+        user_filters,
+        owner: Some(Arc::new(extras)),
+    }
+}
+
+/// The core's parameters for a `blosc2_cparams`: the user codec and filters it names come from
+/// the global registry (absent ones are left out, so compressing fails as in c-blosc2), a
+/// prefilter is wrapped as a `BlockCallback` (its `ctx` is NULL outside a context), and the
+/// C-only fields ride along in `owner` for [`cparams_to_c`].
+pub(crate) fn cparams_from_c(c: &blosc2_cparams) -> CParams {
+    cparams_from_c_with(c, &HandleCell::default())
+}
+
+/// The `blosc2_cparams` for core parameters: the inverse of [`cparams_from_c`]. Params that did
+/// not come from C get NULL for the C-only fields.
+pub(crate) fn cparams_to_c(p: &CParams) -> blosc2_cparams {
+    let x = c_extras(p).copied().unwrap_or(CExtras {
+        schunk: ptr::null_mut(),
+        prefilter: None,
+        preparams: ptr::null_mut(),
+        tuner_params: ptr::null_mut(),
+        tuner_id: 0,
+        codec_params: ptr::null_mut(),
+        filter_params: [ptr::null_mut(); 6],
+    });
+    blosc2_cparams {
+        compcode: p.compcode,
+        compcode_meta: p.compcode_meta,
+        clevel: p.clevel,
+        use_dict: p.use_dict as c_int,
+        typesize: p.typesize,
+        nthreads: p.nthreads,
+        blocksize: p.blocksize,
+        splitmode: p.splitmode,
+        schunk: x.schunk,
+        filters: p.filters,
+        filters_meta: p.filters_meta,
+        prefilter: x.prefilter,
+        preparams: x.preparams,
+        tuner_params: x.tuner_params,
+        tuner_id: x.tuner_id,
+        instr_codec: p.instr_codec,
+        codec_params: x.codec_params,
+        filter_params: x.filter_params,
+    }
+}
+
+fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
+    let postfilter = c.postfilter.map(|func| {
+        let user_data = if c.postparams.is_null() {
+            ptr::null_mut()
+        } else {
+            // SAFETY: a non-NULL postparams points to the caller's postfilter params.
+            unsafe { (*c.postparams).user_data }
+        };
+        Arc::new(CPostfilter {
+            func,
+            user_data,
+            schunk: c.schunk,
+            handle: handle.clone(),
+        }) as Arc<dyn BlockCallback>
+    });
+    DParams {
+        nthreads: c.nthreads,
+        typesize: c.typesize,
+        postfilter,
+        user_codecs: registry::all_codecs(),
+        user_filters: registry::all_filters(),
+        owner: Some(Arc::new(DExtras {
+            schunk: c.schunk,
+            postfilter: c.postfilter,
+            postparams: c.postparams,
+        })),
+    }
+}
+
+/// The core's parameters for a `blosc2_dparams`: every registered codec and filter (a chunk may
+/// name any), the postfilter wrapped as a `BlockCallback`, the C-only fields in `owner`.
+pub(crate) fn dparams_from_c(c: &blosc2_dparams) -> DParams {
+    dparams_from_c_with(c, &HandleCell::default())
+}
+
+/// The `blosc2_dparams` for core parameters: the inverse of [`dparams_from_c`].
+pub(crate) fn dparams_to_c(p: &DParams) -> blosc2_dparams {
+    let x = d_extras(p).copied().unwrap_or(DExtras {
+        schunk: ptr::null_mut(),
+        postfilter: None,
+        postparams: ptr::null_mut(),
+    });
+    blosc2_dparams {
+        nthreads: p.nthreads,
+        schunk: x.schunk,
+        postfilter: x.postfilter,
+        postparams: x.postparams,
+        typesize: p.typesize,
+    }
+}
+
+/// What a context does.
+pub(crate) enum Engine {
+    Compress(Compressor),
+    Decompress(Decompressor),
+}
+
+/// The Rust side of a `blosc2_context *`.
+pub(crate) struct Context {
+    pub engine: Engine,
+    /// What `blosc2_ctx_get_cparams` reports (for a decompression context: c-blosc2's defaults
+    /// with the dparams' thread count and schunk).
+    pub cparams: blosc2_cparams,
+    /// What `blosc2_ctx_get_dparams` reports.
+    pub dparams: blosc2_dparams,
+    /// Owned copies of the caller's pre/postfilter params, which c-blosc2 also keeps (and
+    /// reports back in `ctx_get_cparams`/`ctx_get_dparams`); only held, never read here.
+    #[allow(dead_code)]
+    preparams: Option<Box<blosc2_prefilter_params>>,
+    #[allow(dead_code)]
+    postparams: Option<Box<blosc2_postfilter_params>>,
+    /// The block mask for the next decompression only (`blosc2_set_maskout`).
+    pub maskout: Option<Vec<bool>>,
+    /// Where the blocks of lazy chunks come from: set by the layer that owns the context (a
+    /// super-chunk on a frame), used by `blosc2_decompress_ctx`/`blosc2_getitem_ctx`.
+    pub lazy_blocks: Option<Arc<dyn LazyBlocks + Send>>,
+    handle: HandleCell,
+}
+
+fn copy_preparams(p: *const blosc2_prefilter_params) -> Option<Box<blosc2_prefilter_params>> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL per the check; blosc2_prefilter_params is plain data (pointers and ints).
+    Some(Box::new(unsafe { ptr::read(p) }))
+}
+
+fn copy_postparams(p: *const blosc2_postfilter_params) -> Option<Box<blosc2_postfilter_params>> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL per the check; plain data.
+    Some(Box::new(unsafe { ptr::read(p) }))
+}
+
+impl Context {
+    /// A compression context; `adjust` may change the core params (environment overrides)
+    /// before the engine is built.
+    pub fn new_compress(c: &blosc2_cparams, adjust: impl FnOnce(&mut CParams)) -> Result<Self> {
+        let handle = HandleCell::default();
+        let mut cparams = *c;
+        let mut preparams = None;
+        if cparams.prefilter.is_some() {
+            preparams = copy_preparams(cparams.preparams);
+            cparams.preparams = preparams
+                .as_deref_mut()
+                .map_or(ptr::null_mut(), |p| p as *mut _);
+        }
+        let mut core = cparams_from_c_with(&cparams, &handle);
+        adjust(&mut core);
+        cparams.nthreads = core.nthreads;
+        let engine = Engine::Compress(Compressor::new(core)?);
+        let mut dparams = dparams_to_c(&DParams::default());
+        dparams.nthreads = cparams.nthreads;
+        dparams.schunk = cparams.schunk;
+        Ok(Context {
+            engine,
+            cparams,
+            dparams,
+            preparams,
+            postparams: None,
+            maskout: None,
+            lazy_blocks: None,
+            handle,
+        })
+    }
+
+    /// A decompression context; `adjust` as for [`Context::new_compress`].
+    pub fn new_decompress(c: &blosc2_dparams, adjust: impl FnOnce(&mut DParams)) -> Result<Self> {
+        let handle = HandleCell::default();
+        let mut dparams = *c;
+        let mut postparams = None;
+        if dparams.postfilter.is_some() {
+            postparams = copy_postparams(dparams.postparams);
+            dparams.postparams = postparams
+                .as_deref_mut()
+                .map_or(ptr::null_mut(), |p| p as *mut _);
+        }
+        let mut core = dparams_from_c_with(&dparams, &handle);
+        adjust(&mut core);
+        dparams.nthreads = core.nthreads;
+        let engine = Engine::Decompress(Decompressor::new(core)?);
+        let mut cparams = cparams_to_c(&CParams::default());
+        cparams.nthreads = dparams.nthreads;
+        cparams.schunk = dparams.schunk;
+        Ok(Context {
+            engine,
+            cparams,
+            dparams,
+            preparams: None,
+            postparams,
+            maskout: None,
+            lazy_blocks: None,
+            handle,
+        })
+    }
+
+    /// Boxes the context into the handle given to C (freed by [`Context::free_handle`]).
+    pub fn into_handle(self) -> *mut blosc2_context_s {
+        let cell = self.handle.clone();
+        let raw = Box::into_raw(Box::new(self)).cast::<blosc2_context_s>();
+        cell.store(raw, Ordering::Release);
+        raw
+    }
+
+    /// The context behind a handle; None for NULL.
+    ///
+    /// # Safety
+    /// `h` is NULL or a live handle from [`Context::into_handle`], not used concurrently
+    /// (c-blosc2 contexts are not thread-safe either).
+    pub unsafe fn from_handle<'a>(h: *mut blosc2_context_s) -> Option<&'a mut Context> {
+        // SAFETY: per the contract, a non-NULL h is a Box<Context> we leaked.
+        unsafe { h.cast::<Context>().as_mut() }
+    }
+
+    /// Frees a handle (NULL is ignored).
+    ///
+    /// # Safety
+    /// `h` is NULL or a live handle from [`Context::into_handle`], not used afterwards.
+    pub unsafe fn free_handle(h: *mut blosc2_context_s) {
+        if !h.is_null() {
+            // SAFETY: per the contract, h came from Box::into_raw in into_handle.
+            drop(unsafe { Box::from_raw(h.cast::<Context>()) });
+        }
+    }
+
+    /// The compressor, or `InvalidParam` for a decompression context (as c-blosc2 answers).
+    pub fn compressor(&self) -> Result<&Compressor> {
+        match &self.engine {
+            Engine::Compress(c) => Ok(c),
+            Engine::Decompress(_) => Err(Error::InvalidParam),
+        }
+    }
+
+    /// The decompressor, or `InvalidParam` for a compression context.
+    pub fn decompressor(&self) -> Result<&Decompressor> {
+        match &self.engine {
+            Engine::Decompress(d) => Ok(d),
+            Engine::Compress(_) => Err(Error::InvalidParam),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c_defaults() -> blosc2_cparams {
+        cparams_to_c(&CParams::default())
+    }
+
+    #[test]
+    fn cparams_round_trip_keeps_c_only_fields() {
+        let mut c = c_defaults();
+        c.compcode = codecs::ZSTD;
+        c.clevel = 7;
+        c.typesize = 4;
+        c.nthreads = 2;
+        c.blocksize = 4096;
+        c.splitmode = 2;
+        c.use_dict = 1;
+        c.filters = [0, 0, 0, 0, 3, 1];
+        c.filters_meta = [0, 0, 0, 0, 0, 9];
+        let mut token = 0u8;
+        c.schunk = (&mut token as *mut u8).cast();
+        c.tuner_id = 7;
+        c.codec_params = (&mut token as *mut u8).cast();
+        let core = cparams_from_c(&c);
+        assert_eq!(core.compcode, codecs::ZSTD);
+        assert_eq!(core.clevel, 7);
+        assert!(core.use_dict);
+        assert_eq!(core.filters, [0, 0, 0, 0, 3, 1]);
+        assert!(core.prefilter.is_none() && core.user_codec.is_none());
+        let back = cparams_to_c(&core);
+        assert_eq!(back.schunk, c.schunk);
+        assert_eq!(back.codec_params, c.codec_params);
+        assert_eq!(back.tuner_id, 7);
+        assert_eq!(back.filters_meta, c.filters_meta);
+        assert_eq!(
+            (back.blocksize, back.splitmode, back.nthreads),
+            (4096, 2, 2)
+        );
+    }
+
+    #[test]
+    fn dparams_round_trip() {
+        let mut d = dparams_to_c(&DParams::default());
+        d.nthreads = 3;
+        d.typesize = 2;
+        let core = dparams_from_c(&d);
+        assert_eq!((core.nthreads, core.typesize), (3, 2));
+        let back = dparams_to_c(&core);
+        assert_eq!((back.nthreads, back.typesize), (3, 2));
+        assert!(back.schunk.is_null() && back.postfilter.is_none());
+    }
+
+    unsafe extern "C" fn add_one(p: *mut blosc2_prefilter_params) -> c_int {
+        // SAFETY: called by CPrefilter with valid params.
+        let p = unsafe { &mut *p };
+        let n = p.output_size as usize;
+        // SAFETY: input and output hold output_size bytes.
+        let (i, o) = unsafe {
+            (
+                std::slice::from_raw_parts(p.input, n),
+                std::slice::from_raw_parts_mut(p.output, n),
+            )
+        };
+        for (o, i) in o.iter_mut().zip(i) {
+            *o = i.wrapping_add(*p.user_data.cast::<u8>());
+        }
+        assert_eq!(p.nchunk, -1);
+        assert!(!p.ctx.is_null());
+        0
+    }
+
+    #[test]
+    fn prefilter_runs_through_a_context() {
+        let mut delta_add = 1u8;
+        let mut pre = blosc2_prefilter_params {
+            user_data: (&mut delta_add as *mut u8).cast(),
+            input: ptr::null(),
+            output: ptr::null_mut(),
+            output_size: 0,
+            output_typesize: 0,
+            output_offset: 0,
+            nchunk: 0,
+            nblock: 0,
+            tid: 0,
+            ttmp: ptr::null_mut(),
+            ttmp_nbytes: 0,
+            ctx: ptr::null_mut(),
+            output_is_disposable: false,
+        };
+        let mut c = c_defaults();
+        c.typesize = 1;
+        c.prefilter = Some(add_one);
+        c.preparams = &mut pre;
+        let ctx = Context::new_compress(&c, |_| {}).unwrap();
+        assert_ne!(
+            ctx.cparams.preparams, c.preparams,
+            "the context keeps its own copy"
+        );
+        let h = ctx.into_handle();
+        // SAFETY: h is live until free_handle below.
+        let ctx = unsafe { Context::from_handle(h) }.unwrap();
+        let src: Vec<u8> = (0..1000u32).map(|i| (i % 7) as u8).collect();
+        let mut chunk = vec![0u8; 2000];
+        let n = ctx
+            .compressor()
+            .unwrap()
+            .compress(&src, &mut chunk)
+            .unwrap();
+        assert!(ctx.decompressor().is_err());
+        let d = Decompressor::new(DParams::default()).unwrap();
+        let mut out = vec![0u8; 1000];
+        d.decompress(&chunk[..n], &mut out, None).unwrap();
+        assert!(out.iter().zip(&src).all(|(o, s)| *o == s + 1));
+        // SAFETY: h came from into_handle and is not used afterwards.
+        unsafe { Context::free_handle(h) };
+    }
+}

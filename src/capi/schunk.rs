@@ -1,0 +1,1308 @@
+//! The super-chunk C layer: the `blosc2_schunk` handle, the blosc2_schunk_* functions and the
+//! frame functions of blosc2.h (to/from buffer, files, offsets).
+//!
+//! The handle: C code reads `blosc2_schunk` fields directly (nchunks, nbytes, storage, cctx,
+//! metalayers[] ...), so every super-chunk given to C is a [`SchunkHandle`] whose FIRST field is
+//! that mirror; the pointer C holds is the handle's address, and the handle is recovered from
+//! it on the way in. After every call that may change the super-chunk the mirror is re-synced
+//! ([`sync_mirror`]). Stable entry points for other C-layer files (b2nd):
+//! [`schunk_into_c`], [`schunk_ref`], [`schunk_mut`], [`sync_mirror`], [`storage_from_c`].
+
+use std::borrow::Cow;
+use std::ffi::CString;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::ptr;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+use libc::{c_char, c_int, c_void};
+
+use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
+use crate::capi::library::{c_str, guard};
+use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
+use crate::capi::types::*;
+use crate::chunk::header::{Special, MAX_OVERHEAD};
+use crate::chunk::{vlblocks, ChunkHeader};
+use crate::frame::header::Meta;
+use crate::frame::io::{Io, SharedBytes};
+use crate::schunk::{Schunk, Storage};
+use crate::{Error, Result};
+
+/// What C holds as a `blosc2_schunk *`: the mirror first (so the pointer to the handle is a
+/// pointer to the mirror), then the Rust super-chunk and the C structs the mirror points to.
+#[repr(C)]
+pub(crate) struct SchunkHandle {
+    mirror: blosc2_schunk,
+    schunk: Schunk,
+    storage: blosc2_storage,
+    cparams: blosc2_cparams,
+    dparams: blosc2_dparams,
+    io: blosc2_io,
+    urlpath: Option<CString>,
+    /// `blosc2_schunk_avoid_cframe_free`: the caller took the in-memory frame buffer.
+    avoid_cframe_free: bool,
+    /// The block size of the last chunk the super-chunk compressed (c-blosc2's
+    /// `cctx->blocksize`, which copies and frames written from this super-chunk inherit when
+    /// their parameters leave the block size automatic).
+    cctx_blocksize: i32,
+    /// Something for `mirror.frame` to point at while the super-chunk has a frame (the frame
+    /// struct is opaque in C; only its NULL-ness is observable).
+    frame_token: u64,
+}
+
+// ----- malloc'd metalayer entries -----------------------------------------------------------
+
+/// A malloc'd `blosc2_metalayer` (name and content malloc'd too), as c-blosc2 keeps them.
+fn alloc_metalayer(m: &Meta) -> *mut blosc2_metalayer {
+    let Ok(name) = CString::new(m.name.as_str()) else {
+        return ptr::null_mut();
+    };
+    let Ok(len) = i32::try_from(m.content.len()) else {
+        return ptr::null_mut();
+    };
+    // SAFETY: plain mallocs and copies into the fresh allocations, sizes as allocated.
+    unsafe {
+        let entry =
+            libc::malloc(std::mem::size_of::<blosc2_metalayer>()).cast::<blosc2_metalayer>();
+        if entry.is_null() {
+            return entry;
+        }
+        let content = libc::malloc(m.content.len().max(1)).cast::<u8>();
+        if !content.is_null() {
+            ptr::copy_nonoverlapping(m.content.as_ptr(), content, m.content.len());
+        }
+        entry.write(blosc2_metalayer {
+            name: libc::strdup(name.as_ptr()),
+            content,
+            content_len: if content.is_null() { 0 } else { len },
+        });
+        entry
+    }
+}
+
+/// Frees an entry from [`alloc_metalayer`] (NULL is ignored).
+fn free_metalayer(p: *mut blosc2_metalayer) {
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: p and its name/content came from alloc_metalayer's mallocs.
+    unsafe {
+        libc::free((*p).name.cast());
+        libc::free((*p).content.cast());
+        libc::free(p.cast());
+    }
+}
+
+/// True when the malloc'd entry `p` holds exactly `m`.
+fn metalayer_is(p: *const blosc2_metalayer, m: &Meta) -> bool {
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: p came from alloc_metalayer: name is NUL-terminated, content holds content_len.
+    unsafe {
+        let e = &*p;
+        if e.name.is_null() || c_str(e.name) != Some(m.name.as_str()) {
+            return false;
+        }
+        if e.content_len as usize != m.content.len() {
+            return false;
+        }
+        m.content.is_empty()
+            || (!e.content.is_null()
+                && std::slice::from_raw_parts(e.content, m.content.len()) == &m.content[..])
+    }
+}
+
+/// Makes `slots[..]` hold `metas` (entries that did not change are kept, so pointers C holds
+/// to them stay valid); `old` is how many slots were in use.
+fn sync_layers(slots: &mut [*mut blosc2_metalayer], old: usize, metas: &[Meta]) {
+    let n = metas.len().min(slots.len());
+    for (i, m) in metas.iter().take(n).enumerate() {
+        if !metalayer_is(slots[i], m) {
+            free_metalayer(slots[i]);
+            slots[i] = alloc_metalayer(m);
+        }
+    }
+    let end = old.min(slots.len());
+    for slot in slots.iter_mut().take(end).skip(n) {
+        free_metalayer(*slot);
+        *slot = ptr::null_mut();
+    }
+}
+
+// ----- the handle ---------------------------------------------------------------------------
+
+/// The default `blosc2_io` (c-blosc2's BLOSC2_IO_DEFAULTS).
+fn default_io() -> blosc2_io {
+    blosc2_io {
+        id: 0,
+        name: FILESYSTEM_NAME.as_ptr(),
+        params: ptr::null_mut(),
+    }
+}
+
+impl SchunkHandle {
+    /// Boxes a handle around the super-chunk `build` makes; `build` gets the address C will
+    /// hold (the mirror's), for the `schunk` back-pointers of the parameters.
+    fn create(
+        io: blosc2_io,
+        build: impl FnOnce(*mut blosc2_schunk) -> Result<Schunk>,
+    ) -> Result<*mut blosc2_schunk> {
+        let placeholder = Schunk::new(Storage::default())?;
+        // SAFETY: every field of these C structs is an integer, bool, raw pointer or
+        // Option<fn>, for which all-zero bytes are a valid value (NULL / None / 0 / false).
+        let (mirror, storage, cparams, dparams) = unsafe {
+            (
+                std::mem::zeroed(),
+                std::mem::zeroed(),
+                std::mem::zeroed(),
+                std::mem::zeroed(),
+            )
+        };
+        let mut h = Box::new(SchunkHandle {
+            mirror,
+            schunk: placeholder,
+            storage,
+            cparams,
+            dparams,
+            io,
+            urlpath: None,
+            avoid_cframe_free: false,
+            cctx_blocksize: 0,
+            frame_token: 0,
+        });
+        let at: *mut blosc2_schunk = &mut h.mirror;
+        h.schunk = build(at)?;
+        h.attach();
+        Ok(Box::into_raw(h).cast())
+    }
+
+    /// Points the mirror's storage and contexts at the handle's own copies (once, after the
+    /// super-chunk is in place).
+    fn attach(&mut self) {
+        let at: *mut blosc2_schunk = &mut self.mirror;
+        self.cparams = cparams_to_c(self.schunk.cparams());
+        self.cparams.schunk = at.cast();
+        self.dparams = dparams_to_c(self.schunk.dparams());
+        self.dparams.schunk = at.cast();
+        self.urlpath = self
+            .schunk
+            .storage()
+            .urlpath
+            .as_ref()
+            .and_then(|p| CString::new(p.to_string_lossy().as_bytes()).ok());
+        self.storage = blosc2_storage {
+            contiguous: self.schunk.storage().contiguous,
+            urlpath: self
+                .urlpath
+                .as_ref()
+                .map_or(ptr::null_mut(), |c| c.as_ptr().cast_mut()),
+            cparams: &mut self.cparams,
+            dparams: &mut self.dparams,
+            io: &mut self.io,
+        };
+        // SAFETY: the old contexts (NULL on the first attach) are ours.
+        unsafe {
+            Context::free_handle(self.mirror.cctx);
+            Context::free_handle(self.mirror.dctx);
+        }
+        self.mirror.cctx = Context::new_compress(&self.cparams, |_| {})
+            .map_or(ptr::null_mut(), Context::into_handle);
+        self.mirror.dctx = Context::new_decompress(&self.dparams, |_| {})
+            .map_or(ptr::null_mut(), Context::into_handle);
+        self.mirror.current_nchunk = 0;
+        self.cctx_blocksize = self.schunk.cparams().blocksize;
+        self.sync();
+    }
+
+    /// Re-syncs the mirror's public fields with the super-chunk.
+    fn sync(&mut self) {
+        let s = &self.schunk;
+        let cp = s.cparams();
+        let m = &mut self.mirror;
+        m.compcode = cp.compcode;
+        m.compcode_meta = cp.compcode_meta;
+        m.clevel = cp.clevel;
+        m.splitmode = cp.splitmode.clamp(0, 255) as u8;
+        m.typesize = cp.typesize;
+        m.blocksize = s.blocksize();
+        m.chunksize = s.chunksize();
+        m.flags2 = s.flags2();
+        m.use_dict = cp.use_dict as u8;
+        m.filters = cp.filters;
+        m.filters_meta = cp.filters_meta;
+        m.nchunks = s.nchunks();
+        m.nbytes = s.nbytes();
+        m.cbytes = s.cbytes();
+        m.storage = &mut self.storage;
+        self.storage.contiguous = s.storage().contiguous;
+        m.frame = if s.frame().is_some() {
+            (&mut self.frame_token as *mut u64).cast()
+        } else {
+            ptr::null_mut()
+        };
+        let old = m.nmetalayers as usize;
+        sync_layers(&mut m.metalayers, old, s.metalayers());
+        m.nmetalayers = s.metalayers().len().min(m.metalayers.len()) as u16;
+        let old = m.nvlmetalayers.max(0) as usize;
+        sync_layers(&mut m.vlmetalayers, old, s.vlmetalayers());
+        m.nvlmetalayers = s.vlmetalayers().len().min(m.vlmetalayers.len()) as i16;
+    }
+}
+
+impl Drop for SchunkHandle {
+    fn drop(&mut self) {
+        let m = &mut self.mirror;
+        let n = m.nmetalayers as usize;
+        sync_layers(&mut m.metalayers, n, &[]);
+        let n = m.nvlmetalayers.max(0) as usize;
+        sync_layers(&mut m.vlmetalayers, n, &[]);
+        // SAFETY: the contexts are the handle's own, from attach.
+        unsafe {
+            Context::free_handle(m.cctx);
+            Context::free_handle(m.dctx);
+        }
+        m.cctx = ptr::null_mut();
+        m.dctx = ptr::null_mut();
+    }
+}
+
+/// Gives a super-chunk to C (freed by `blosc2_schunk_free`), with the default I/O.
+#[allow(dead_code)] // for the b2nd C layer (b2nd_array_t.sc)
+pub(crate) fn schunk_into_c(schunk: Schunk) -> *mut blosc2_schunk {
+    SchunkHandle::create(default_io(), |_| Ok(schunk)).unwrap_or(ptr::null_mut())
+}
+
+/// The handle behind a C pointer.
+///
+/// # Safety
+/// `p` is NULL or a live pointer from this module (every `blosc2_schunk *` we hand out).
+unsafe fn handle<'a>(p: *const blosc2_schunk) -> Option<&'a SchunkHandle> {
+    // SAFETY: the mirror is the first field of the repr(C) handle, so the addresses agree.
+    unsafe { p.cast::<SchunkHandle>().as_ref() }
+}
+
+/// # Safety
+/// As for [`handle`], and no other reference to the handle is live.
+unsafe fn handle_mut<'a>(p: *mut blosc2_schunk) -> Option<&'a mut SchunkHandle> {
+    // SAFETY: as in `handle`.
+    unsafe { p.cast::<SchunkHandle>().as_mut() }
+}
+
+/// The Rust super-chunk behind a `blosc2_schunk *` (None for NULL).
+///
+/// # Safety
+/// `p` is NULL or a `blosc2_schunk *` this library handed out and has not freed.
+pub(crate) unsafe fn schunk_ref<'a>(p: *const blosc2_schunk) -> Option<&'a Schunk> {
+    // SAFETY: forwarded contract.
+    unsafe { handle(p) }.map(|h| &h.schunk)
+}
+
+/// The Rust super-chunk behind a `blosc2_schunk *`, to modify; call [`sync_mirror`] after.
+///
+/// # Safety
+/// As for [`schunk_ref`], and no other reference into the handle is live.
+pub(crate) unsafe fn schunk_mut<'a>(p: *mut blosc2_schunk) -> Option<&'a mut Schunk> {
+    // SAFETY: forwarded contract.
+    unsafe { handle_mut(p) }.map(|h| &mut h.schunk)
+}
+
+/// Re-syncs the public fields C reads (nchunks, nbytes, cbytes, metalayers[] ...) after the
+/// super-chunk changed.
+///
+/// # Safety
+/// As for [`schunk_mut`].
+pub(crate) unsafe fn sync_mirror(p: *mut blosc2_schunk) {
+    // SAFETY: forwarded contract.
+    if let Some(h) = unsafe { handle_mut(p) } {
+        h.sync();
+    }
+}
+
+/// The core storage for a `blosc2_storage *` (NULL means BLOSC2_STORAGE_DEFAULTS; NULL
+/// cparams/dparams/io mean their defaults). A urlpath ending in '/' names the same directory
+/// without it, as c-blosc2 strips it.
+///
+/// # Safety
+/// `p` is NULL or points to a valid `blosc2_storage` whose pointers are NULL or valid.
+#[allow(dead_code)] // for the b2nd C layer (b2nd_create_ctx)
+pub(crate) unsafe fn storage_from_c(p: *const blosc2_storage) -> Result<Storage> {
+    // SAFETY: forwarded contract.
+    unsafe { storage_from_c_for(p, ptr::null_mut()) }.map(|(s, _)| s)
+}
+
+/// [`storage_from_c`] with the `schunk` back-pointer the parameters get, and the `blosc2_io`.
+unsafe fn storage_from_c_for(
+    p: *const blosc2_storage,
+    schunk: *mut blosc2_schunk,
+) -> Result<(Storage, blosc2_io)> {
+    // SAFETY: NULL or valid per the contract.
+    let Some(c) = (unsafe { p.as_ref() }) else {
+        return Ok((Storage::default(), default_io()));
+    };
+    // SAFETY: each pointer is NULL or valid per the contract.
+    let (cp, dp, io) = unsafe { (c.cparams.as_ref(), c.dparams.as_ref(), c.io.as_ref()) };
+    let mut cparams = cp
+        .copied()
+        .unwrap_or_else(|| cparams_to_c(&Default::default()));
+    cparams.schunk = schunk.cast();
+    let mut dparams = dp
+        .copied()
+        .unwrap_or_else(|| dparams_to_c(&Default::default()));
+    dparams.schunk = schunk.cast();
+    let io = io.copied().unwrap_or_else(default_io);
+    let urlpath = if c.urlpath.is_null() {
+        None
+    } else {
+        // SAFETY: a non-NULL urlpath is a C string per the contract.
+        let s = unsafe { c_str(c.urlpath) }.ok_or(Error::InvalidParam)?;
+        let trimmed = s.strip_suffix(['/', '\\']).unwrap_or(s);
+        Some(PathBuf::from(trimmed))
+    };
+    let storage = Storage {
+        contiguous: c.contiguous,
+        urlpath,
+        cparams: cparams_from_c(&cparams),
+        dparams: dparams_from_c(&dparams),
+        // SAFETY: io is a copy of the caller's valid blosc2_io.
+        io: unsafe { io_from_c(&io) }?,
+    };
+    Ok((storage, io))
+}
+
+impl SchunkHandle {
+    /// The compression parameters a copy of this super-chunk gets when its storage names none:
+    /// as in c-blosc2, a zeroed `blosc2_cparams` with the super-chunk's typesize, clevel, codec,
+    /// dictionary flag, filters and block size (an automatic block size resolved to the last
+    /// one its compression context used); everything else, nthreads included, stays 0.
+    fn copy_cparams(&self, at: *mut blosc2_schunk) -> crate::chunk::CParams {
+        let src = cparams_to_c(self.schunk.cparams());
+        // SAFETY: all-zero bytes are a valid blosc2_cparams (integers, NULL pointers, None).
+        let mut cp: blosc2_cparams = unsafe { std::mem::zeroed() };
+        cp.typesize = src.typesize;
+        cp.clevel = src.clevel;
+        cp.compcode = src.compcode;
+        cp.use_dict = src.use_dict;
+        cp.blocksize = if src.blocksize == 0 {
+            self.cctx_blocksize
+        } else {
+            src.blocksize
+        };
+        cp.filters = src.filters;
+        cp.filters_meta = src.filters_meta;
+        // c-blosc2 leaves splitmode 0 here, which its frames record as the default mode.
+        cp.splitmode = cparams_to_c(&Default::default()).splitmode;
+        cp.schunk = at.cast();
+        cparams_from_c(&cp)
+    }
+
+    /// A contiguous copy of the super-chunk (in memory, or at `urlpath`), as
+    /// `blosc2_schunk_to_buffer`/`_to_file` make one.
+    fn contiguous_copy(&self, urlpath: Option<PathBuf>) -> Result<Schunk> {
+        let storage = Storage {
+            contiguous: true,
+            urlpath,
+            cparams: self.copy_cparams(ptr::null_mut()),
+            dparams: Default::default(),
+            io: self.schunk.storage().io.clone(),
+        };
+        copy_schunk(&self.schunk, storage)
+    }
+}
+
+/// `src` copied into `storage` as `blosc2_schunk_copy` does: the core's copy, then each
+/// vlmetalayer re-added from its decompressed content with the default parameters (c-blosc2
+/// recompresses them rather than copying the stored bytes).
+fn copy_schunk(src: &Schunk, storage: Storage) -> Result<Schunk> {
+    let mut out = src.copy(storage)?;
+    for m in src.vlmetalayers() {
+        let content = src.vlmeta_get(&m.name)?;
+        out.vlmeta_update(&m.name, &content, None)?;
+    }
+    Ok(out)
+}
+
+// ----- helpers ------------------------------------------------------------------------------
+
+fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
+    guard(
+        Error::Failure.code(),
+        AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
+    )
+}
+
+fn run64(f: impl FnOnce() -> Result<i64>) -> i64 {
+    guard(
+        Error::Failure.code() as i64,
+        AssertUnwindSafe(|| f().unwrap_or_else(|e| e.code() as i64)),
+    )
+}
+
+fn run_ptr(f: impl FnOnce() -> Result<*mut blosc2_schunk>) -> *mut blosc2_schunk {
+    guard(
+        ptr::null_mut(),
+        AssertUnwindSafe(|| f().unwrap_or(ptr::null_mut())),
+    )
+}
+
+fn to_c_int(n: i64) -> Result<c_int> {
+    c_int::try_from(n).map_err(|_| Error::Failure)
+}
+
+/// The compressed chunk at `p`: its header's cbytes bytes.
+///
+/// # Safety
+/// `p` is NULL or points to a chunk whose header's cbytes bytes are readable for 'a.
+unsafe fn c_chunk<'a>(p: *const u8) -> Result<&'a [u8]> {
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: every chunk starts with the 16-byte minimal header, cbytes at 12..16.
+    let head = unsafe { std::slice::from_raw_parts(p, 16) };
+    let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    if cbytes < 16 {
+        return Err(Error::ReadBuffer);
+    }
+    // SAFETY: the caller's chunk holds cbytes bytes, per the API.
+    Ok(unsafe { std::slice::from_raw_parts(p, cbytes as usize) })
+}
+
+/// A malloc'd copy of `bytes` (the caller frees it).
+fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
+    // SAFETY: a fresh allocation of at least bytes.len() bytes, filled from bytes.
+    unsafe {
+        let p = libc::malloc(bytes.len().max(1)).cast::<u8>();
+        if p.is_null() {
+            return Err(Error::MemoryAlloc);
+        }
+        ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+        Ok(p)
+    }
+}
+
+/// Hands a chunk to C: borrowed ones as pointers into the super-chunk (needs_free false),
+/// others malloc'd (needs_free true). Returns the chunk's length.
+///
+/// # Safety
+/// `chunk` and `needs_free` are NULL or writable.
+unsafe fn give_chunk(
+    c: Cow<'_, [u8]>,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> Result<c_int> {
+    let len = c_int::try_from(c.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
+    let (p, free) = match c {
+        Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
+        Cow::Owned(v) => (malloc_copy(&v)?, true),
+    };
+    // SAFETY: NULL-checked outputs, writable per the contract.
+    unsafe {
+        if !chunk.is_null() {
+            *chunk = p;
+        }
+        if !needs_free.is_null() {
+            *needs_free = free;
+        }
+    }
+    Ok(len)
+}
+
+/// A C path argument.
+///
+/// # Safety
+/// `s` is NULL or a NUL-terminated string.
+unsafe fn c_path(s: *const c_char) -> Result<PathBuf> {
+    // SAFETY: forwarded contract.
+    let s = unsafe { c_str(s) }.ok_or(Error::InvalidParam)?;
+    Ok(PathBuf::from(s.strip_suffix(['/', '\\']).unwrap_or(s)))
+}
+
+/// Runs a change on the super-chunk behind `p` and re-syncs the mirror (also on failure: the
+/// core may have done part of the work, as c-blosc2's counters show).
+///
+/// # Safety
+/// `p` is NULL or a live handle, not used concurrently.
+unsafe fn modify<T>(p: *mut blosc2_schunk, f: impl FnOnce(&mut Schunk) -> Result<T>) -> Result<T> {
+    // SAFETY: forwarded contract.
+    let h = unsafe { handle_mut(p) }.ok_or(Error::NullPointer)?;
+    let r = f(&mut h.schunk);
+    h.sync();
+    r
+}
+
+/// # Safety
+/// `p` is NULL or a live handle.
+unsafe fn read<'a>(p: *const blosc2_schunk) -> Result<&'a Schunk> {
+    // SAFETY: forwarded contract.
+    unsafe { schunk_ref(p) }.ok_or(Error::NullPointer)
+}
+
+/// Sets `current_nchunk` (read by pre/postfilters through the params' schunk pointer) with an
+/// atomic store: readers on several threads may set it at once.
+///
+/// # Safety
+/// `p` is a live handle.
+unsafe fn set_current_nchunk(p: *const blosc2_schunk, n: i64) {
+    // SAFETY: the field is an aligned i64 inside the live handle; all concurrent accesses from
+    // this library go through atomics.
+    unsafe {
+        let field = ptr::addr_of!((*p).current_nchunk).cast_mut();
+        AtomicI64::from_ptr(field).store(n, Ordering::Relaxed);
+    }
+}
+
+// ----- creation and destruction -------------------------------------------------------------
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    run_ptr(|| {
+        let mut io = default_io();
+        let io_out = &mut io;
+        // The handle needs the io before it exists; storage_from_c_for gives both.
+        // SAFETY: storage is NULL or valid per the API.
+        let (_, first_io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
+        *io_out = first_io;
+        SchunkHandle::create(io, |at| {
+            // SAFETY: as above; `at` is where the handle will live.
+            let (st, _) = unsafe { storage_from_c_for(storage, at) }?;
+            Schunk::new(st)
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_copy(
+    schunk: *mut blosc2_schunk,
+    storage: *mut blosc2_storage,
+) -> *mut blosc2_schunk {
+    run_ptr(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
+        let src = &h.schunk;
+        // SAFETY: storage is NULL or valid per the API.
+        let (_, io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
+        // c-blosc2 keeps the source's compression parameters when the storage names none.
+        // SAFETY: storage is NULL or valid per the API.
+        let keep_cparams = unsafe { storage.as_ref() }.is_none_or(|s| s.cparams.is_null());
+        SchunkHandle::create(io, |at| {
+            // SAFETY: as above.
+            let (mut st, _) = unsafe { storage_from_c_for(storage, at) }?;
+            if keep_cparams {
+                st.cparams = h.copy_cparams(at);
+            }
+            copy_schunk(src, st).map_err(|_| Error::SchunkCopy)
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
+    run(|| {
+        if schunk.is_null() {
+            return Ok(0);
+        }
+        // SAFETY: a live handle from this module, not used after this call (per the API).
+        let mut h = unsafe { Box::from_raw(schunk.cast::<SchunkHandle>()) };
+        if h.avoid_cframe_free && h.schunk.frame().and_then(|f| f.as_bytes()).is_some() {
+            // The caller took the frame buffer (from blosc2_schunk_to_buffer) and frees it
+            // itself: keep the super-chunk's memory alive for it.
+            let placeholder = Schunk::new(Storage::default())?;
+            std::mem::forget(std::mem::replace(&mut h.schunk, placeholder));
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
+    schunk: *mut blosc2_schunk,
+    avoid_cframe_free: bool,
+) {
+    // SAFETY: schunk is NULL or live per the API.
+    if let Some(h) = unsafe { handle_mut(schunk) } {
+        h.avoid_cframe_free = avoid_cframe_free;
+    }
+}
+
+// ----- chunks -------------------------------------------------------------------------------
+
+/// Compresses with the super-chunk's compression context (`cctx`, as c-blosc2 does) and
+/// appends the chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_buffer(
+    schunk: *mut blosc2_schunk,
+    src: *const c_void,
+    nbytes: i32,
+) -> i64 {
+    run64(|| {
+        if src.is_null() || nbytes < 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: src holds nbytes readable bytes per the API.
+        let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), nbytes as usize) };
+        // SAFETY: schunk is NULL or live per the API.
+        let h = unsafe { handle_mut(schunk) }.ok_or(Error::NullPointer)?;
+        h.mirror.current_nchunk = h.schunk.nchunks();
+        // SAFETY: the handle's own context, live while the handle is.
+        let ctx = unsafe { Context::from_handle(h.mirror.cctx) }.ok_or(Error::NullPointer)?;
+        let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
+        let n = ctx.compressor()?.compress(data, &mut chunk)?;
+        if n == 0 {
+            return Err(Error::Failure);
+        }
+        chunk.truncate(n);
+        h.cctx_blocksize = ChunkHeader::parse(&chunk)?.blocksize;
+        let r = h.schunk.append_chunk_owned(chunk);
+        h.sync();
+        r
+    })
+}
+
+/// Ownership as in c-blosc2: with `copy` false the super-chunk takes the (malloc'd) chunk and
+/// frees it once stored.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_chunk(
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    run64(|| {
+        // SAFETY: chunk is a valid chunk per the API.
+        let c = unsafe { c_chunk(chunk) }?;
+        // SAFETY: schunk is NULL or live per the API.
+        let n = unsafe { modify(schunk, |s| s.append_chunk(c)) }?;
+        if !copy {
+            // SAFETY: with copy false the caller handed us its malloc'd chunk.
+            unsafe { libc::free(chunk.cast()) };
+        }
+        Ok(n)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    run64(|| {
+        // SAFETY: chunk is a valid chunk per the API.
+        let c = unsafe { c_chunk(chunk) }?;
+        // SAFETY: schunk is NULL or live per the API.
+        let n = unsafe { modify(schunk, |s| s.insert_chunk(nchunk, c)) }?;
+        if !copy {
+            // SAFETY: as in append_chunk.
+            unsafe { libc::free(chunk.cast()) };
+        }
+        Ok(n)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_update_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    run64(|| {
+        // SAFETY: chunk is a valid chunk per the API.
+        let c = unsafe { c_chunk(chunk) }?;
+        // SAFETY: schunk is NULL or live per the API.
+        let n = unsafe { modify(schunk, |s| s.update_chunk(nchunk, c)) }?;
+        if !copy {
+            // SAFETY: as in append_chunk.
+            unsafe { libc::free(chunk.cast()) };
+        }
+        Ok(n)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+) -> i64 {
+    // SAFETY: schunk is NULL or live per the API.
+    run64(|| unsafe { modify(schunk, |s| s.delete_chunk(nchunk)) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    dest: *mut c_void,
+    nbytes: i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        if dest.is_null() || nbytes < 0 {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: live (read succeeded).
+        unsafe { set_current_nchunk(schunk, nchunk) };
+        // SAFETY: dest holds nbytes writable bytes per the API.
+        let out = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), nbytes as usize) };
+        to_c_int(s.decompress_chunk(nchunk, out, None)? as i64)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        // SAFETY: outputs are NULL or writable per the API.
+        unsafe { give_chunk(s.get_chunk(nchunk)?, chunk, needs_free) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        // SAFETY: outputs are NULL or writable per the API.
+        unsafe { give_chunk(s.get_lazychunk(nchunk)?, chunk, needs_free) }
+    })
+}
+
+/// Byte length of items `start..stop` of the super-chunk, checked.
+fn slice_len(s: &Schunk, start: i64, stop: i64) -> Result<usize> {
+    // c-blosc2 answers a slice past the end with a plain failure.
+    if stop
+        .checked_mul(s.typesize() as i64)
+        .is_none_or(|b| b > s.nbytes())
+    {
+        return Err(Error::Failure);
+    }
+    let n = stop
+        .checked_sub(start)
+        .and_then(|n| n.checked_mul(s.typesize() as i64))
+        .ok_or(Error::InvalidParam)?;
+    usize::try_from(n).map_err(|_| Error::InvalidParam)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        let len = slice_len(s, start, stop)?;
+        if buffer.is_null() {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: buffer holds (stop - start) items per the API.
+        let out = unsafe { std::slice::from_raw_parts_mut(buffer.cast::<u8>(), len) };
+        s.get_slice_buffer(start, stop, out)?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let len = slice_len(unsafe { read(schunk) }?, start, stop)?;
+        if buffer.is_null() {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: buffer holds (stop - start) items per the API.
+        let src = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), len) };
+        // SAFETY: schunk is live per the API.
+        unsafe { modify(schunk, |s| s.set_slice_buffer(start, stop, src)) }?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_cparams(
+    schunk: *mut blosc2_schunk,
+    cparams: *mut *mut blosc2_cparams,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
+        if cparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let mut c = h.cparams;
+        c.schunk = schunk.cast();
+        c.blocksize = h.schunk.blocksize();
+        // SAFETY: a fresh allocation for one blosc2_cparams, written whole; the caller frees.
+        unsafe {
+            let p = libc::calloc(1, std::mem::size_of::<blosc2_cparams>()).cast::<blosc2_cparams>();
+            if p.is_null() {
+                return Err(Error::MemoryAlloc);
+            }
+            p.write(c);
+            *cparams = p;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_dparams(
+    schunk: *mut blosc2_schunk,
+    dparams: *mut *mut blosc2_dparams,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
+        if dparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let mut d = h.dparams;
+        d.schunk = schunk.cast();
+        // SAFETY: as in get_cparams.
+        unsafe {
+            let p = libc::calloc(1, std::mem::size_of::<blosc2_dparams>()).cast::<blosc2_dparams>();
+            if p.is_null() {
+                return Err(Error::MemoryAlloc);
+            }
+            p.write(d);
+            *dparams = p;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
+    schunk: *mut blosc2_schunk,
+    offsets_order: *mut i64,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let n = unsafe { read(schunk) }?.nchunks();
+        if offsets_order.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: the order holds nchunks entries per the API.
+        let order = unsafe { std::slice::from_raw_parts(offsets_order, n as usize) }.to_vec();
+        // SAFETY: schunk is live per the API.
+        unsafe { modify(schunk, |s| s.reorder_offsets(&order)) }?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
+    // SAFETY: schunk is NULL or live per the API.
+    run64(|| Ok(unsafe { read(schunk) }?.frame_len()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_fill_special(
+    schunk: *mut blosc2_schunk,
+    nitems: i64,
+    special_value: c_int,
+    chunksize: i32,
+) -> i64 {
+    run64(|| {
+        let kind = match special_value {
+            1 => Special::Zero,
+            2 => Special::Nan,
+            4 => Special::Uninit,
+            _ => Special::None,
+        };
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe { modify(schunk, |s| s.fill_special(nitems, kind, chunksize)) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
+    schunk: *mut blosc2_schunk,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        if ncoords < 0 || (ncoords > 0 && (coords.is_null() || buffer.is_null())) {
+            return Err(Error::InvalidParam);
+        }
+        let ts = s.typesize() as usize;
+        let n = ncoords as usize;
+        // SAFETY: coords holds ncoords entries and buffer ncoords items per the API.
+        let (coords, out) = unsafe {
+            (
+                std::slice::from_raw_parts(coords, n),
+                std::slice::from_raw_parts_mut(buffer.cast::<u8>(), n * ts),
+            )
+        };
+        for (c, item) in coords.iter().zip(out.chunks_exact_mut(ts.max(1))) {
+            let end = c.checked_add(1).ok_or(Error::InvalidParam)?;
+            s.get_slice_buffer(*c, end, item)?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        if dest.is_null() || destsize.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let chunk = s.get_chunk(nchunk)?;
+        let block = vlblocks::decompress_block(s.dparams(), &chunk, nblock)?;
+        let n = c_int::try_from(block.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
+        let p = malloc_copy(&block)?;
+        // SAFETY: both outputs checked non-NULL, writable per the API.
+        unsafe {
+            *dest = p;
+            *destsize = n;
+        }
+        Ok(n)
+    })
+}
+
+/// Indexes of the chunks holding items `start..stop`: of a plain super-chunk (one coordinate)
+/// or, when it carries a `b2nd`/`caterva` metalayer, of an n-dimensional array (`start` and
+/// `stop` hold ndim coordinates; chunk indexes in C order).
+fn slice_chunks(s: &Schunk, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
+    let meta = s
+        .meta_get("b2nd")
+        .or_else(|_| s.meta_get("caterva"))
+        .ok()
+        .map(crate::b2nd::meta::deserialize)
+        .transpose()?;
+    match meta {
+        None => {
+            let (ts, cs) = (s.typesize() as i64, s.chunksize() as i64);
+            if cs <= 0 {
+                return Err(Error::InvalidParam);
+            }
+            let bstart = start[0].checked_mul(ts).ok_or(Error::InvalidParam)?;
+            let bstop = stop[0].checked_mul(ts).ok_or(Error::InvalidParam)?;
+            let first = bstart / cs;
+            let end = bstop / cs + i64::from(bstop % cs != 0);
+            Ok((first..end.max(first)).collect())
+        }
+        Some((m, _)) => {
+            let ndim = m.ndim();
+            let mut ranges = Vec::with_capacity(ndim);
+            let mut grid = Vec::with_capacity(ndim);
+            for d in 0..ndim {
+                let cs = m.chunkshape[d] as i64;
+                if cs <= 0 || start[d] < 0 || stop[d] < start[d] || stop[d] > m.shape[d] {
+                    return Err(Error::InvalidParam);
+                }
+                grid.push((m.shape[d] + cs - 1) / cs);
+                ranges.push((start[d] / cs, (stop[d] + cs - 1) / cs));
+            }
+            let mut out = Vec::new();
+            let mut idx: Vec<i64> = ranges.iter().map(|r| r.0).collect();
+            if ranges.iter().any(|r| r.0 >= r.1) {
+                return Ok(out);
+            }
+            loop {
+                let linear = idx.iter().zip(&grid).fold(0i64, |acc, (i, g)| acc * g + i);
+                out.push(linear);
+                let mut d = ndim;
+                loop {
+                    if d == 0 {
+                        return Ok(out);
+                    }
+                    d -= 1;
+                    idx[d] += 1;
+                    if idx[d] < ranges[d].1 {
+                        break;
+                    }
+                    idx[d] = ranges[d].0;
+                }
+            }
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_slice_nchunks(
+    schunk: *mut blosc2_schunk,
+    start: *mut i64,
+    stop: *mut i64,
+    chunks_idx: *mut *mut i64,
+) -> i64 {
+    run64(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { read(schunk) }?;
+        if start.is_null() || stop.is_null() || chunks_idx.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let ndim = match s.meta_get("b2nd").or_else(|_| s.meta_get("caterva")) {
+            Ok(m) => crate::b2nd::meta::deserialize(m)?.0.ndim(),
+            Err(_) => 1,
+        };
+        // SAFETY: start and stop hold ndim coordinates per the API.
+        let (a, b) = unsafe {
+            (
+                std::slice::from_raw_parts(start, ndim),
+                std::slice::from_raw_parts(stop, ndim),
+            )
+        };
+        let idx = slice_chunks(s, a, b)?;
+        let bytes: Vec<u8> = idx.iter().flat_map(|i| i.to_ne_bytes()).collect();
+        // SAFETY: chunks_idx checked non-NULL, writable per the API.
+        unsafe { *chunks_idx = malloc_copy(&bytes)?.cast() };
+        Ok(idx.len() as i64)
+    })
+}
+
+// ----- locking and refresh ------------------------------------------------------------------
+
+// c-blosc2 takes file locks only when locking is enabled on the handle (blosc2_stdio_params
+// `locking` or BLOSC_LOCKING); without it lock/unlock succeed and do nothing. This library has no
+// file locking, so every handle is in that case.
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
+    // SAFETY: schunk is NULL or live per the API.
+    run(|| unsafe { read(schunk) }.map(|_| 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
+    // SAFETY: schunk is NULL or live per the API.
+    run(|| unsafe { read(schunk) }.map(|_| 0))
+}
+
+// ----- frames -------------------------------------------------------------------------------
+
+/// A C buffer shared with a no-copy super-chunk (`blosc2_schunk_from_buffer(copy=false)`):
+/// the caller keeps it alive and unchanged for the super-chunk's life, per c-blosc2's API.
+struct CBuffer {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: read-only view of caller memory that outlives the super-chunk (API contract).
+unsafe impl Send for CBuffer {}
+// SAFETY: as for Send.
+unsafe impl Sync for CBuffer {}
+
+impl AsRef<[u8]> for CBuffer {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: ptr holds len readable bytes for the buffer's life (see the type's doc).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_from_buffer(
+    cframe: *mut u8,
+    len: i64,
+    copy: bool,
+) -> *mut blosc2_schunk {
+    run_ptr(|| {
+        if cframe.is_null() || len <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let len = usize::try_from(len).map_err(|_| Error::InvalidParam)?;
+        SchunkHandle::create(default_io(), |_| {
+            if copy {
+                // SAFETY: cframe holds len bytes per the API.
+                let bytes = unsafe { std::slice::from_raw_parts(cframe, len) }.to_vec();
+                Schunk::from_buffer(Arc::new(bytes), true)
+            } else {
+                let shared: SharedBytes = Arc::new(CBuffer { ptr: cframe, len });
+                Schunk::from_buffer(shared, false)
+            }
+        })
+    })
+}
+
+/// The super-chunk as a cframe: the in-memory frame itself (needs_free false) or a copy
+/// (malloc'd, needs_free true).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_buffer(
+    schunk: *mut blosc2_schunk,
+    cframe: *mut *mut u8,
+    needs_free: *mut bool,
+) -> i64 {
+    run64(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
+        if cframe.is_null() || needs_free.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let bytes = match h.schunk.frame().and_then(|f| f.as_bytes()) {
+            Some(b) => Cow::Borrowed(b),
+            None => {
+                let copy = h.contiguous_copy(None).map_err(|_| Error::SchunkCopy)?;
+                Cow::Owned(copy.frame().ok_or(Error::SchunkCopy)?.to_vec()?)
+            }
+        };
+        // SAFETY: outputs checked non-NULL, writable per the API.
+        Ok(unsafe { give_chunk(bytes, cframe, needs_free) }? as i64)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
+    run64(|| {
+        // SAFETY: schunk is NULL or live; urlpath NULL or a C string, per the API.
+        let (h, path) = unsafe { (handle(schunk).ok_or(Error::NullPointer)?, c_path(urlpath)?) };
+        if h.schunk.frame().and_then(|f| f.as_bytes()).is_some() {
+            return h.schunk.to_file(&path);
+        }
+        Ok(h.contiguous_copy(Some(path))
+            .map_err(|_| Error::SchunkCopy)?
+            .frame_len())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
+    run64(|| {
+        // SAFETY: as in to_file.
+        let (h, path) = unsafe { (handle(schunk).ok_or(Error::NullPointer)?, c_path(urlpath)?) };
+        if h.schunk.frame().and_then(|f| f.as_bytes()).is_some() {
+            return h.schunk.append_file(&path);
+        }
+        let copy = h.contiguous_copy(None).map_err(|_| Error::SchunkCopy)?;
+        copy.append_file(&path)
+    })
+}
+
+/// Opens a frame at `urlpath` (offset, I/O) into a new handle.
+///
+/// # Safety
+/// `urlpath` NULL or a C string; `udio` NULL or valid.
+unsafe fn open_c(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    run_ptr(|| {
+        // SAFETY: forwarded contract.
+        let path = unsafe { c_path(urlpath) }?;
+        // SAFETY: forwarded contract.
+        let io = unsafe { udio.as_ref() }.copied().unwrap_or_else(default_io);
+        // SAFETY: io is a valid copy.
+        let backend: Arc<dyn Io> = unsafe { io_from_c(&io) }?;
+        SchunkHandle::create(io, |_| open_with(&path, offset, backend))
+    })
+}
+
+fn open_with(path: &Path, offset: i64, io: Arc<dyn Io>) -> Result<Schunk> {
+    Schunk::open_offset_with(path, offset, io)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
+    // SAFETY: forwarded API contract.
+    unsafe { open_c(urlpath, 0, ptr::null()) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset(
+    urlpath: *const c_char,
+    offset: i64,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded API contract.
+    unsafe { open_c(urlpath, offset, ptr::null()) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_udio(
+    urlpath: *const c_char,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded API contract.
+    unsafe { open_c(urlpath, 0, udio) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded API contract.
+    unsafe { open_c(urlpath, offset, udio) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
+    guard(
+        ptr::null_mut(),
+        AssertUnwindSafe(|| {
+            // SAFETY: schunk is NULL or live per the API.
+            let Some(s) = (unsafe { schunk_ref(schunk) }) else {
+                return ptr::null_mut();
+            };
+            let Some(f) = s.frame() else {
+                return ptr::null_mut();
+            };
+            let bytes: Vec<u8> = f.offsets().iter().flat_map(|o| o.to_ne_bytes()).collect();
+            malloc_copy(&bytes).map_or(ptr::null_mut(), |p| p.cast())
+        }),
+    )
+}
+
+/// Re-reads a disk-based super-chunk that another handle may have changed: 1 when the counters
+/// or metalayers changed, 0 when they were current (and for super-chunks not on disk).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
+    run(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let h = unsafe { handle_mut(schunk) }.ok_or(Error::NullPointer)?;
+        let st = h.schunk.storage();
+        let Some(path) = st.urlpath.clone() else {
+            return Ok(0);
+        };
+        let fresh = open_with(&path, 0, st.io.clone())?;
+        let old = &h.schunk;
+        let same = (fresh.nchunks(), fresh.nbytes(), fresh.cbytes())
+            == (old.nchunks(), old.nbytes(), old.cbytes())
+            && fresh.metalayers() == old.metalayers()
+            && fresh.vlmetalayers() == old.vlmetalayers();
+        if same {
+            return Ok(0);
+        }
+        h.schunk = fresh;
+        h.sync();
+        Ok(1)
+    })
+}

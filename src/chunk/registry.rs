@@ -1,0 +1,189 @@
+//! The process-wide registry of user codecs and filters (`blosc2_register_codec`,
+//! `blosc2_register_filter`). Entries are never removed, as in c-blosc2.
+//!
+//! Contexts look entries up when they are created: a compression context takes the codec and
+//! filters its parameters name, a decompression context takes every entry (a chunk may name any).
+
+use std::sync::{Arc, RwLock};
+
+use super::params::{UserCodec, UserFilter};
+use crate::{Error, Result};
+
+/// First id of the range c-blosc2 reserves for its own registered plugins.
+pub const GLOBAL_REGISTERED_START: u8 = 32;
+/// First id a user may register (BLOSC2_USER_REGISTERED_CODECS_START / _FILTERS_START).
+pub const USER_REGISTERED_START: u8 = 160;
+/// c-blosc2 keeps at most this many entries per registry.
+const MAX_ENTRIES: usize = u8::MAX as usize;
+
+/// A registered codec.
+#[derive(Clone)]
+pub struct CodecEntry {
+    pub id: u8,
+    pub name: String,
+    pub complib: u8,
+    pub version: u8,
+    pub codec: Arc<dyn UserCodec>,
+}
+
+/// A registered filter.
+#[derive(Clone)]
+pub struct FilterEntry {
+    pub id: u8,
+    pub name: String,
+    pub version: u8,
+    pub filter: Arc<dyn UserFilter>,
+}
+
+static CODECS: RwLock<Vec<CodecEntry>> = RwLock::new(Vec::new());
+static FILTERS: RwLock<Vec<FilterEntry>> = RwLock::new(Vec::new());
+
+/// Shared registration rule of both registries: the user range only; an id already taken under
+/// the same name is accepted again (nothing changes), under another name it is refused.
+/// c-blosc2 answers both refusals with the same code, `refusal` (CodecParam for codecs,
+/// Failure for filters).
+fn admit(id: u8, name: &str, taken: Option<&str>, len: usize, refusal: Error) -> Result<bool> {
+    if id < USER_REGISTERED_START {
+        return Err(refusal);
+    }
+    if len >= MAX_ENTRIES {
+        return Err(Error::CodecSupport);
+    }
+    match taken {
+        Some(existing) if existing == name => Ok(false),
+        Some(_) => Err(refusal),
+        None => Ok(true),
+    }
+}
+
+/// Registers a user codec (id 160..=255).
+pub fn register_codec(entry: CodecEntry) -> Result<()> {
+    let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
+    let taken = codecs
+        .iter()
+        .find(|c| c.id == entry.id)
+        .map(|c| c.name.as_str());
+    if admit(
+        entry.id,
+        &entry.name,
+        taken,
+        codecs.len(),
+        Error::CodecParam,
+    )? {
+        codecs.push(entry);
+    }
+    Ok(())
+}
+
+/// Registers a user filter (id 160..=255).
+pub fn register_filter(entry: FilterEntry) -> Result<()> {
+    let mut filters = FILTERS.write().unwrap_or_else(|e| e.into_inner());
+    let taken = filters
+        .iter()
+        .find(|f| f.id == entry.id)
+        .map(|f| f.name.as_str());
+    if admit(entry.id, &entry.name, taken, filters.len(), Error::Failure)? {
+        filters.push(entry);
+    }
+    Ok(())
+}
+
+/// The registered codec with this id.
+pub fn codec(id: u8) -> Option<CodecEntry> {
+    let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
+    codecs.iter().find(|c| c.id == id).cloned()
+}
+
+/// The registered filter with this id.
+pub fn filter(id: u8) -> Option<FilterEntry> {
+    let filters = FILTERS.read().unwrap_or_else(|e| e.into_inner());
+    filters.iter().find(|f| f.id == id).cloned()
+}
+
+/// Every registered codec, as `DParams::user_codecs` wants them.
+pub fn all_codecs() -> Vec<(u8, Arc<dyn UserCodec>)> {
+    let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
+    codecs.iter().map(|c| (c.id, c.codec.clone())).collect()
+}
+
+/// Every registered filter, as `DParams::user_filters` wants them.
+pub fn all_filters() -> Vec<(u8, Arc<dyn UserFilter>)> {
+    let filters = FILTERS.read().unwrap_or_else(|e| e.into_inner());
+    filters.iter().map(|f| (f.id, f.filter.clone())).collect()
+}
+
+/// The registered codec whose library code is `complib` (how c-blosc2 names the library of a
+/// chunk whose format code is not a built-in one).
+pub fn codec_by_complib(complib: u8) -> Option<CodecEntry> {
+    let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
+    codecs.iter().find(|c| c.complib == complib).cloned()
+}
+
+/// The registered codec with this name.
+pub fn codec_by_name(name: &str) -> Option<CodecEntry> {
+    let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
+    codecs.iter().find(|c| c.name == name).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::params::{CParams, DParams};
+
+    struct Nop;
+    impl UserCodec for Nop {
+        fn encode(&self, _: &[u8], _: &mut [u8], _: u8, _: &CParams) -> i32 {
+            0
+        }
+        fn decode(&self, _: &[u8], _: &mut [u8], _: u8, _: &DParams) -> i32 {
+            0
+        }
+    }
+    impl UserFilter for Nop {
+        fn forward(&self, _: &[u8], _: &mut [u8], _: u8, _: &CParams, _: i32, _: i32) -> i32 {
+            0
+        }
+        fn backward(&self, _: &[u8], _: &mut [u8], _: u8, _: &DParams, _: i32, _: i32) -> i32 {
+            0
+        }
+    }
+
+    fn codec(id: u8, name: &str) -> CodecEntry {
+        CodecEntry {
+            id,
+            name: name.into(),
+            complib: 7,
+            version: 1,
+            codec: Arc::new(Nop),
+        }
+    }
+
+    fn filter(id: u8, name: &str) -> FilterEntry {
+        FilterEntry {
+            id,
+            name: name.into(),
+            version: 1,
+            filter: Arc::new(Nop),
+        }
+    }
+
+    #[test]
+    fn ids_and_names_as_c_blosc2_checks_them() {
+        assert_eq!(register_codec(codec(159, "a")), Err(Error::CodecParam));
+        assert_eq!(register_codec(codec(0, "a")), Err(Error::CodecParam));
+        assert_eq!(register_codec(codec(250, "reg-test")), Ok(()));
+        assert_eq!(register_codec(codec(250, "reg-test")), Ok(()));
+        assert_eq!(register_codec(codec(250, "other")), Err(Error::CodecParam));
+        assert_eq!(super::codec(250).map(|c| c.name), Some("reg-test".into()));
+        assert_eq!(codec_by_complib(7).map(|c| c.id), Some(250));
+        assert_eq!(codec_by_name("reg-test").map(|c| c.id), Some(250));
+        assert!(all_codecs().iter().any(|(id, _)| *id == 250));
+
+        assert_eq!(register_filter(filter(32, "f")), Err(Error::Failure));
+        assert_eq!(register_filter(filter(251, "reg-test")), Ok(()));
+        assert_eq!(register_filter(filter(251, "reg-test")), Ok(()));
+        assert_eq!(register_filter(filter(251, "x")), Err(Error::Failure));
+        assert!(super::filter(251).is_some());
+        assert!(all_filters().iter().any(|(id, _)| *id == 251));
+    }
+}

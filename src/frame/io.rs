@@ -1,0 +1,278 @@
+//! The byte stores frames live in: one trait for an open store (`ByteStore`), one for opening
+//! stores by path (`Io`), and the backends: plain files (`FileIo`/`FileStore`), memory
+//! (`MemStore`) and whatever a user plugs in by implementing both traits (the C layer does so
+//! over `blosc2_io_cb`).
+//!
+//! Reads take `&self` and are positional, so several threads can read chunks of one frame at
+//! once; writes take `&mut self`.
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::{Error, Result};
+
+/// How a store is opened (the `mode` strings c-blosc2 passes to `blosc2_io_cb.open`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    /// "rb": read an existing store.
+    Read,
+    /// "rb+": read and write an existing store.
+    ReadWrite,
+    /// "wb": create (or truncate) a store for writing and reading.
+    Create,
+}
+
+impl OpenMode {
+    /// The C `fopen` mode string for this mode.
+    pub fn as_c_mode(self) -> &'static str {
+        match self {
+            OpenMode::Read => "rb",
+            OpenMode::ReadWrite => "rb+",
+            OpenMode::Create => "wb",
+        }
+    }
+}
+
+/// An open byte store: a file, a memory buffer, or a user backend.
+pub trait ByteStore: Send + Sync {
+    /// Current size in bytes.
+    fn size(&self) -> Result<u64>;
+    /// Reads up to `buf.len()` bytes at `pos`; returns how many were read (short at the end).
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize>;
+    /// Writes all of `data` at `pos`, growing the store if needed.
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;
+    /// Sets the size to `len` bytes.
+    fn truncate(&mut self, len: u64) -> Result<()>;
+    /// The whole store as one slice, when it is in memory (lets readers borrow instead of copy).
+    fn as_slice(&self) -> Option<&[u8]> {
+        None
+    }
+}
+
+/// Opens byte stores by path (the frame file, or an sframe's index and chunk files).
+pub trait Io: Send + Sync {
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>>;
+    /// Removes a store (an sframe chunk file that is no longer used).
+    fn remove(&self, path: &Path) -> Result<()> {
+        std::fs::remove_file(path).map_err(|_| Error::FileRemove)
+    }
+}
+
+/// Reads exactly `buf.len()` bytes at `pos`, or fails with `FileRead`.
+pub fn read_exact_at(store: &dyn ByteStore, pos: u64, buf: &mut [u8]) -> Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        let n = store.read_at(pos + done as u64, &mut buf[done..])?;
+        if n == 0 {
+            return Err(Error::FileRead);
+        }
+        done += n;
+    }
+    Ok(())
+}
+
+/// Reads `len` bytes at `pos` into a new vector.
+pub fn read_vec(store: &dyn ByteStore, pos: u64, len: usize) -> Result<Vec<u8>> {
+    let mut v = vec![0u8; len];
+    read_exact_at(store, pos, &mut v)?;
+    Ok(v)
+}
+
+/// The default backend: files through positional reads and writes (c-blosc2's stdio backend).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FileIo;
+
+impl Io for FileIo {
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
+        Ok(Box::new(FileStore::open(path, mode)?))
+    }
+}
+
+/// A file on disk.
+#[derive(Debug)]
+pub struct FileStore {
+    file: File,
+}
+
+impl FileStore {
+    pub fn open(path: &Path, mode: OpenMode) -> Result<FileStore> {
+        let mut opts = OpenOptions::new();
+        match mode {
+            OpenMode::Read => opts.read(true),
+            OpenMode::ReadWrite => opts.read(true).write(true),
+            OpenMode::Create => opts.read(true).write(true).create(true).truncate(true),
+        };
+        let file = opts.open(path).map_err(|_| Error::FileOpen)?;
+        Ok(FileStore { file })
+    }
+}
+
+#[cfg(unix)]
+fn file_read_at(file: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, pos)
+}
+
+#[cfg(unix)]
+fn file_write_all_at(file: &File, pos: u64, data: &[u8]) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, data, pos)
+}
+
+#[cfg(windows)]
+fn file_read_at(file: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, pos)
+}
+
+#[cfg(windows)]
+fn file_write_all_at(file: &File, mut pos: u64, mut data: &[u8]) -> std::io::Result<()> {
+    while !data.is_empty() {
+        let n = std::os::windows::fs::FileExt::seek_write(file, data, pos)?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        data = &data[n..];
+        pos += n as u64;
+    }
+    Ok(())
+}
+
+impl ByteStore for FileStore {
+    fn size(&self) -> Result<u64> {
+        Ok(self.file.metadata().map_err(|_| Error::FileRead)?.len())
+    }
+
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
+        loop {
+            match file_read_at(&self.file, pos, buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return Err(Error::FileRead),
+            }
+        }
+    }
+
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        file_write_all_at(&self.file, pos, data).map_err(|_| Error::FileWrite)
+    }
+
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        self.file.set_len(len).map_err(|_| Error::FileTruncate)
+    }
+}
+
+/// Bytes shared with the store's creator without a copy (a no-copy view of a frame buffer).
+pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// A frame in memory: owned bytes, or a shared read-only view that is copied on first write.
+pub enum MemStore {
+    Owned(Vec<u8>),
+    Shared(SharedBytes),
+}
+
+impl Default for MemStore {
+    fn default() -> Self {
+        MemStore::Owned(Vec::new())
+    }
+}
+
+impl MemStore {
+    pub fn new(bytes: Vec<u8>) -> MemStore {
+        MemStore::Owned(bytes)
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            MemStore::Owned(v) => v,
+            MemStore::Shared(s) => (**s).as_ref(),
+        }
+    }
+
+    fn owned(&mut self) -> &mut Vec<u8> {
+        if let MemStore::Shared(s) = self {
+            *self = MemStore::Owned((**s).as_ref().to_vec());
+        }
+        match self {
+            MemStore::Owned(v) => v,
+            MemStore::Shared(_) => unreachable!("converted to owned just above"),
+        }
+    }
+}
+
+impl ByteStore for MemStore {
+    fn size(&self) -> Result<u64> {
+        Ok(self.bytes().len() as u64)
+    }
+
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
+        let bytes = self.bytes();
+        let Ok(pos) = usize::try_from(pos) else {
+            return Ok(0);
+        };
+        if pos >= bytes.len() {
+            return Ok(0);
+        }
+        let n = buf.len().min(bytes.len() - pos);
+        buf[..n].copy_from_slice(&bytes[pos..pos + n]);
+        Ok(n)
+    }
+
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        let pos = usize::try_from(pos).map_err(|_| Error::MemoryAlloc)?;
+        let end = pos.checked_add(data.len()).ok_or(Error::MemoryAlloc)?;
+        let v = self.owned();
+        if v.len() < end {
+            v.resize(end, 0);
+        }
+        v[pos..end].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        let len = usize::try_from(len).map_err(|_| Error::MemoryAlloc)?;
+        self.owned().resize(len, 0);
+        Ok(())
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self.bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mem_store_reads_writes_and_copies_on_write() {
+        let shared: SharedBytes = Arc::new(vec![1u8, 2, 3]);
+        let mut m = MemStore::Shared(shared.clone());
+        let mut buf = [0u8; 5];
+        assert_eq!(m.read_at(1, &mut buf).unwrap(), 2);
+        assert_eq!(&buf[..2], &[2, 3]);
+        assert_eq!(m.read_at(7, &mut buf).unwrap(), 0);
+        m.write_at(4, &[9]).unwrap();
+        assert_eq!(m.bytes(), &[1, 2, 3, 0, 9]);
+        assert_eq!((*shared).as_ref(), &[1, 2, 3]);
+        m.truncate(2).unwrap();
+        assert_eq!(m.size().unwrap(), 2);
+    }
+
+    #[test]
+    fn file_store_positional() {
+        let path = std::env::temp_dir().join(format!("rblosc2-io-{}", std::process::id()));
+        let mut f = FileIo.open(&path, OpenMode::Create).unwrap();
+        f.write_at(3, b"abc").unwrap();
+        assert_eq!(f.size().unwrap(), 6);
+        assert_eq!(read_vec(&*f, 2, 4).unwrap(), b"\0abc");
+        assert_eq!(read_vec(&*f, 4, 4), Err(Error::FileRead));
+        f.truncate(4).unwrap();
+        assert_eq!(f.size().unwrap(), 4);
+        drop(f);
+        assert!(FileIo.open(&path, OpenMode::Read).is_ok());
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            FileIo.open(&path, OpenMode::Read).err(),
+            Some(Error::FileOpen)
+        );
+    }
+}

@@ -1,0 +1,464 @@
+//! Property tests of b2nd arrays against a naive n-d model: random shapes, chunk and block
+//! shapes, typesizes and filters; random slices (empty and single-item ones included),
+//! selections, resizes, inserts, appends, deletes, concatenations, squeezes and copies.
+
+use blosc2::b2nd::shape::{for_each_index, strides};
+use blosc2::b2nd::{Array, ChunkStore, MemStore, Params};
+use blosc2::chunk::header::{BITSHUFFLE, DELTA, NOFILTER, SHUFFLE};
+use blosc2::chunk::CParams;
+
+/// xorshift64*: deterministic and dependency-free.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform in lo..=hi.
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i64
+    }
+    fn bool(&mut self) -> bool {
+        self.next() & 1 == 1
+    }
+}
+
+/// The naive model: a C-order buffer.
+#[derive(Clone, Debug, PartialEq)]
+struct Model {
+    shape: Vec<i64>,
+    ts: usize,
+    data: Vec<u8>,
+}
+
+impl Model {
+    fn random(rng: &mut Rng, shape: &[i64], ts: usize) -> Model {
+        let n = shape.iter().product::<i64>() as usize * ts;
+        // Runs of repeated bytes so that codecs find matches too.
+        let mut data = Vec::with_capacity(n);
+        while data.len() < n {
+            let b = rng.next() as u8;
+            let run = rng.range(1, 6) as usize;
+            for _ in 0..run.min(n - data.len()) {
+                data.push(b);
+            }
+        }
+        Model {
+            shape: shape.to_vec(),
+            ts,
+            data,
+        }
+    }
+    fn pos(&self, idx: &[i64]) -> usize {
+        let s = strides(&self.shape);
+        idx.iter().zip(&s).map(|(i, s)| i * s).sum::<i64>() as usize * self.ts
+    }
+    fn item(&self, idx: &[i64]) -> &[u8] {
+        let p = self.pos(idx);
+        &self.data[p..p + self.ts]
+    }
+    fn set_item(&mut self, idx: &[i64], v: &[u8]) {
+        let p = self.pos(idx);
+        let ts = self.ts;
+        self.data[p..p + ts].copy_from_slice(v);
+    }
+    /// The model of shape `shape` whose item at idx is f(idx) (None: zero).
+    fn build(shape: &[i64], ts: usize, f: impl Fn(&[i64]) -> Option<Vec<u8>>) -> Model {
+        let mut m = Model {
+            shape: shape.to_vec(),
+            ts,
+            data: vec![0; shape.iter().product::<i64>() as usize * ts],
+        };
+        let _ = for_each_index(shape, |idx| {
+            if let Some(v) = f(idx) {
+                m.set_item(idx, &v);
+            }
+            Ok(())
+        });
+        m
+    }
+    fn slice(&self, start: &[i64], stop: &[i64]) -> Model {
+        let shape: Vec<i64> = start.iter().zip(stop).map(|(a, b)| b - a).collect();
+        Model::build(&shape, self.ts, |idx| {
+            let src: Vec<i64> = idx.iter().zip(start).map(|(i, s)| i + s).collect();
+            Some(self.item(&src).to_vec())
+        })
+    }
+}
+
+struct Case {
+    shape: Vec<i64>,
+    chunkshape: Vec<i32>,
+    blockshape: Vec<i32>,
+    cparams: CParams,
+}
+
+fn random_case(rng: &mut Rng) -> Case {
+    let ndim = match rng.range(0, 9) {
+        0 => 0,
+        1..=2 => 1,
+        3..=5 => 2,
+        6..=7 => 3,
+        _ => rng.range(4, 6),
+    } as usize;
+    let max_extent = [1, 40, 14, 8, 5, 4, 3][ndim];
+    let mut shape = Vec::new();
+    let mut chunkshape = Vec::new();
+    let mut blockshape = Vec::new();
+    for _ in 0..ndim {
+        let s = if rng.range(0, 15) == 0 {
+            0
+        } else {
+            rng.range(1, max_extent)
+        };
+        let c = rng.range(1, s.max(1) + 2) as i32;
+        let b = rng.range(1, c as i64) as i32;
+        shape.push(s);
+        chunkshape.push(c);
+        blockshape.push(b);
+    }
+    let ts = [1, 2, 4, 8, 3, 16][rng.range(0, 5) as usize];
+    let filter = [NOFILTER, SHUFFLE, BITSHUFFLE, DELTA][rng.range(0, 3) as usize];
+    let cparams = CParams {
+        typesize: ts,
+        clevel: rng.range(0, 9) as u8,
+        compcode: [0u8, 1][rng.range(0, 1) as usize],
+        filters: [0, 0, 0, 0, 0, filter],
+        ..CParams::default()
+    };
+    Case {
+        shape,
+        chunkshape,
+        blockshape,
+        cparams,
+    }
+}
+
+fn params(c: &Case) -> Params<()> {
+    Params::new(c.cparams.clone(), &c.shape, &c.chunkshape, &c.blockshape)
+}
+
+/// Every chunk decompresses to what a fresh array of the same data has: padding is zero.
+fn check_chunks(a: &Array<MemStore>, m: &Model) {
+    assert_eq!(a.shape(), &m.shape[..]);
+    assert_eq!(a.to_vec().unwrap(), m.data, "data");
+    let p = Params::<()>::new(
+        a.store().cparams().clone(),
+        &m.shape,
+        &a.chunkshape(),
+        &a.blockshape(),
+    );
+    let fresh = Array::<MemStore>::from_cbuffer(&p, &m.data).unwrap();
+    assert_eq!(a.store().nchunks(), fresh.store().nchunks());
+    let n = a.geometry().chunk_nbytes();
+    for i in 0..a.store().nchunks() {
+        let (mut x, mut y) = (vec![1u8; n], vec![2u8; n]);
+        a.store().decompress_chunk(i, &mut x, None).unwrap();
+        fresh.store().decompress_chunk(i, &mut y, None).unwrap();
+        assert_eq!(x, y, "chunk {i}");
+    }
+}
+
+fn random_slice(rng: &mut Rng, shape: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    let mut start = Vec::new();
+    let mut stop = Vec::new();
+    for s in shape {
+        let a = rng.range(0, *s);
+        let b = match rng.range(0, 3) {
+            0 => a,
+            1 => (a + 1).min(*s),
+            _ => rng.range(a, *s),
+        };
+        start.push(a);
+        stop.push(b);
+    }
+    (start, stop)
+}
+
+#[test]
+fn slices_and_selections() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for case_no in 0..4000 {
+        let c = random_case(&mut rng);
+        let ts = c.cparams.typesize as usize;
+        let mut m = Model::random(&mut rng, &c.shape, ts);
+        let mut a = Array::<MemStore>::from_cbuffer(&params(&c), &m.data).unwrap();
+        check_chunks(&a, &m);
+        for _ in 0..4 {
+            // get_slice_cbuffer into a larger buffer
+            let (start, stop) = random_slice(&mut rng, &c.shape);
+            let bshape: Vec<i64> = start
+                .iter()
+                .zip(&stop)
+                .map(|(a, b)| b - a + rng.range(0, 1))
+                .collect();
+            let mut buf = vec![0xaau8; bshape.iter().product::<i64>() as usize * ts];
+            a.get_slice_cbuffer(&start, &stop, &mut buf, &bshape)
+                .unwrap();
+            let got = Model {
+                shape: bshape.clone(),
+                ts,
+                data: buf,
+            };
+            let want = m.slice(&start, &stop);
+            for_each_index(&want.shape, |idx| {
+                assert_eq!(
+                    got.item(idx),
+                    want.item(idx),
+                    "case {case_no} get {start:?}..{stop:?}"
+                );
+                Ok(())
+            })
+            .unwrap();
+            // set_slice_cbuffer
+            let (start, stop) = random_slice(&mut rng, &c.shape);
+            let sshape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
+            let src = Model::random(&mut rng, &sshape, ts);
+            a.set_slice_cbuffer(&src.data, &sshape, &start, &stop)
+                .unwrap();
+            let _ = for_each_index(&sshape, |idx| {
+                let dst: Vec<i64> = idx.iter().zip(&start).map(|(i, s)| i + s).collect();
+                m.set_item(&dst, src.item(idx));
+                Ok(())
+            });
+            // orthogonal selections (repeats allowed)
+            let sel: Vec<Vec<i64>> = c
+                .shape
+                .iter()
+                .map(|s| {
+                    if *s == 0 {
+                        return vec![];
+                    }
+                    (0..rng.range(0, 4)).map(|_| rng.range(0, s - 1)).collect()
+                })
+                .collect();
+            let sel_refs: Vec<&[i64]> = sel.iter().map(|v| &v[..]).collect();
+            let sshape: Vec<i64> = sel.iter().map(|v| v.len() as i64).collect();
+            let n = sshape.iter().product::<i64>() as usize * ts;
+            let mut buf = vec![0u8; n];
+            a.get_orthogonal_selection(&sel_refs, &mut buf, &sshape)
+                .unwrap();
+            let got = Model {
+                shape: sshape.clone(),
+                ts,
+                data: buf,
+            };
+            let _ = for_each_index(&sshape, |idx| {
+                let src: Vec<i64> = (0..idx.len()).map(|d| sel[d][idx[d] as usize]).collect();
+                assert_eq!(got.item(idx), m.item(&src), "case {case_no} orthogonal get");
+                Ok(())
+            });
+            let src = Model::random(&mut rng, &sshape, ts);
+            a.set_orthogonal_selection(&sel_refs, &src.data, &sshape)
+                .unwrap();
+            let _ = for_each_index(&sshape, |idx| {
+                let dst: Vec<i64> = (0..idx.len()).map(|d| sel[d][idx[d] as usize]).collect();
+                m.set_item(&dst, src.item(idx));
+                Ok(())
+            });
+            assert_eq!(a.to_vec().unwrap(), m.data, "case {case_no}");
+            // sparse gathers by flat position
+            let nitems = m.data.len() / ts;
+            if nitems > 0 {
+                let coords: Vec<i64> = (0..rng.range(0, 6))
+                    .map(|_| rng.range(0, nitems as i64 - 1))
+                    .collect();
+                let mut buf = vec![0u8; coords.len() * ts];
+                a.get_sparse_cbuffer(&coords, &mut buf).unwrap();
+                for (i, c) in coords.iter().enumerate() {
+                    let c = *c as usize;
+                    assert_eq!(buf[i * ts..(i + 1) * ts], m.data[c * ts..(c + 1) * ts]);
+                }
+            }
+        }
+        check_chunks(&a, &m);
+        // get_slice into a new array with other chunk/block shapes
+        let (start, stop) = random_slice(&mut rng, &c.shape);
+        let other = random_case(&mut rng);
+        let nd = c.shape.len();
+        let mut p = params(&c);
+        if other.shape.len() == nd {
+            p.chunkshape = other.chunkshape.iter().map(|x| *x.max(&1)).collect();
+            p.blockshape = other.blockshape.clone();
+        }
+        let b = a.get_slice::<MemStore>(&p, &start, &stop).unwrap();
+        check_chunks(&b, &m.slice(&start, &stop));
+    }
+}
+
+#[test]
+fn reshaping_operations() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    for case_no in 0..3000 {
+        let c = random_case(&mut rng);
+        if c.shape.is_empty() {
+            continue;
+        }
+        let ts = c.cparams.typesize as usize;
+        let nd = c.shape.len();
+        let mut m = Model::random(&mut rng, &c.shape, ts);
+        let mut a = Array::<MemStore>::from_cbuffer(&params(&c), &m.data).unwrap();
+        for _ in 0..4 {
+            let axis = rng.range(0, nd as i64 - 1) as usize;
+            let chunk = c.chunkshape[axis] as i64;
+            let op = rng.range(0, 4);
+            if std::env::var("B2ND_TRACE").is_ok() {
+                eprintln!(
+                    "case {case_no} op {op} axis {axis} shape {:?} chunks {:?} blocks {:?}",
+                    m.shape, c.chunkshape, c.blockshape
+                );
+            }
+            match op {
+                0 => {
+                    // resize at the end
+                    let new: Vec<i64> = m
+                        .shape
+                        .iter()
+                        .map(|s| (s + rng.range(-3, 3)).max(0))
+                        .collect();
+                    if std::env::var("B2ND_TRACE").is_ok() {
+                        eprintln!("resize to {new:?}");
+                    }
+                    a.resize(&new, None).unwrap();
+                    let old = m.clone();
+                    m = Model::build(&new, ts, |idx| {
+                        (0..nd)
+                            .all(|d| idx[d] < old.shape[d])
+                            .then(|| old.item(idx).to_vec())
+                    });
+                }
+                1 => {
+                    // insert at the end or at a chunk boundary, a whole number of chunks
+                    let n_at = m.shape[axis] / chunk;
+                    let at = if rng.bool() {
+                        m.shape[axis]
+                    } else {
+                        rng.range(0, n_at) * chunk
+                    };
+                    let len = if at == m.shape[axis] {
+                        rng.range(0, 5)
+                    } else {
+                        chunk * rng.range(1, 2)
+                    };
+                    let mut bshape = m.shape.clone();
+                    bshape[axis] = len;
+                    let ins = Model::random(&mut rng, &bshape, ts);
+                    let r = a.insert(&ins.data, axis, at);
+                    if ins.data.is_empty() && bshape.iter().product::<i64>() == 0 && r.is_err() {
+                        continue; // nothing to insert along a zero-extent cross-section
+                    }
+                    r.unwrap();
+                    let old = m.clone();
+                    let mut new = old.shape.clone();
+                    new[axis] += len;
+                    m = Model::build(&new, ts, |idx| {
+                        let i = idx[axis];
+                        let mut j = idx.to_vec();
+                        if i < at {
+                            Some(old.item(idx).to_vec())
+                        } else if i < at + len {
+                            j[axis] = i - at;
+                            Some(ins.item(&j).to_vec())
+                        } else {
+                            j[axis] = i - len;
+                            Some(old.item(&j).to_vec())
+                        }
+                    });
+                }
+                2 => {
+                    // delete at the end (any length) or whole chunks at a chunk boundary
+                    let s = m.shape[axis];
+                    let (at, len) = if rng.bool() || s < chunk {
+                        let len = rng.range(0, s);
+                        (s - len, len)
+                    } else {
+                        let at = rng.range(0, s / chunk - 1) * chunk;
+                        let len = chunk * rng.range(1, (s - at) / chunk);
+                        (at, len)
+                    };
+                    a.delete(axis, at, len).unwrap();
+                    let old = m.clone();
+                    let mut new = old.shape.clone();
+                    new[axis] -= len;
+                    m = Model::build(&new, ts, |idx| {
+                        let mut j = idx.to_vec();
+                        if idx[axis] >= at {
+                            j[axis] += len;
+                        }
+                        Some(old.item(&j).to_vec())
+                    });
+                }
+                3 => {
+                    // append
+                    let mut bshape = m.shape.clone();
+                    bshape[axis] = rng.range(1, 4);
+                    if bshape.iter().product::<i64>() == 0 {
+                        continue;
+                    }
+                    let ins = Model::random(&mut rng, &bshape, ts);
+                    a.append(&ins.data, axis).unwrap();
+                    let old = m.clone();
+                    let mut new = old.shape.clone();
+                    new[axis] += bshape[axis];
+                    m = Model::build(&new, ts, |idx| {
+                        if idx[axis] < old.shape[axis] {
+                            Some(old.item(idx).to_vec())
+                        } else {
+                            let mut j = idx.to_vec();
+                            j[axis] -= old.shape[axis];
+                            Some(ins.item(&j).to_vec())
+                        }
+                    });
+                }
+                _ => {
+                    // concatenate another array with the same cross-section
+                    let mut oshape = m.shape.clone();
+                    oshape[axis] = rng.range(0, 7);
+                    let other = Model::random(&mut rng, &oshape, ts);
+                    let mut p = params(&c);
+                    p.shape = oshape.clone();
+                    if rng.bool() {
+                        p.chunkshape = c.chunkshape.iter().map(|x| x + 1).collect();
+                    }
+                    let b = Array::<MemStore>::from_cbuffer(&p, &other.data).unwrap();
+                    a.concatenate(&b, axis).unwrap();
+                    let old = m.clone();
+                    let mut new = old.shape.clone();
+                    new[axis] += oshape[axis];
+                    m = Model::build(&new, ts, |idx| {
+                        if idx[axis] < old.shape[axis] {
+                            Some(old.item(idx).to_vec())
+                        } else {
+                            let mut j = idx.to_vec();
+                            j[axis] -= old.shape[axis];
+                            Some(other.item(&j).to_vec())
+                        }
+                    });
+                }
+            }
+            assert_eq!(a.to_vec().unwrap(), m.data, "case {case_no}");
+        }
+        check_chunks(&a, &m);
+        // squeeze and expand_dims
+        let sq = a.squeeze().unwrap();
+        let kept: Vec<i64> = m.shape.iter().copied().filter(|s| *s != 1).collect();
+        assert_eq!(sq.shape(), &kept[..]);
+        assert_eq!(sq.to_vec().unwrap(), m.data);
+        if nd < 6 {
+            let mut axes = vec![false; nd];
+            axes.insert(rng.range(0, nd as i64) as usize, true);
+            let ex = a.expand_dims(&axes).unwrap();
+            assert_eq!(ex.ndim(), nd + 1);
+            assert_eq!(ex.to_vec().unwrap(), m.data);
+        }
+        // copy with other chunk shapes
+        let mut p = params(&c);
+        p.chunkshape = c.chunkshape.iter().map(|x| x + 2).collect();
+        let cp = a.copy::<MemStore>(&p).unwrap();
+        check_chunks(&cp, &m);
+        let cp = a.copy::<MemStore>(&params(&c)).unwrap();
+        check_chunks(&cp, &m);
+    }
+}
