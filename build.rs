@@ -83,7 +83,7 @@ const HEADERS: &[Header] = &[
         srcs: &[
             "src/capi/types.rs",
             "src/capi/consts.rs",
-            "src/capi/pending/b2nd.rs",
+            "src/capi/b2nd.rs",
         ],
         own: &[
             "chunk_cache_s",

@@ -235,6 +235,38 @@ schunk_interop_identical() {
   diff -r "$a" "$b" && echo "frames byte-identical"
 }
 
+# b2nd_interop: each library opens the arrays (saved, created on disk, appended at an offset)
+# the other wrote; both open the example .b2nd files of tests/data alike. Same two-process
+# scheme as schunk_interop.
+build_b2nd_interop() {
+  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
+  $CC $CFLAGS -o "$BUILD/bin/b2nd_interop" "$HERE/b2nd_interop.c" -I"$REF/include" \
+    -L"$REF/lib" -l:libblosc2.so.9
+}
+
+# b2nd_interop_run WRITER_LIBDIR READER_LIBDIR NAME
+b2nd_interop_run() {
+  local writer=$1 reader=$2 dir=$BUILD/b2nd-interop-$3
+  [ -x "$BUILD/bin/b2nd_interop" ] || { echo "not built"; return 1; }
+  loads_from "$BUILD/bin/b2nd_interop" "$writer" &&
+    loads_from "$BUILD/bin/b2nd_interop" "$reader" || return 1
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  LD_LIBRARY_PATH=$writer timeout 600 "$BUILD/bin/b2nd_interop" write "$dir" | tail -n 5 &&
+    LD_LIBRARY_PATH=$reader timeout 600 "$BUILD/bin/b2nd_interop" read "$dir" | tail -n 5
+  [ "${PIPESTATUS[0]}" = 0 ]
+}
+
+# The example arrays open with the same metadata and data under both libraries.
+b2nd_examples() {
+  [ -x "$BUILD/bin/b2nd_interop" ] || { echo "not built"; return 1; }
+  LD_LIBRARY_PATH=$LIBDIR "$BUILD/bin/b2nd_interop" examples "$REPO/tests/data" \
+    >"$BUILD/out/b2nd_examples.ours" || { cat "$BUILD/out/b2nd_examples.ours"; return 1; }
+  LD_LIBRARY_PATH=$REF/lib "$BUILD/bin/b2nd_interop" examples "$REPO/tests/data" \
+    >"$BUILD/out/b2nd_examples.ref" || return 1
+  diff "$BUILD/out/b2nd_examples.ref" "$BUILD/out/b2nd_examples.ours" &&
+    tail -n 1 "$BUILD/out/b2nd_examples.ours"
+}
+
 build_pkgconfig_cxx() {
   # shellcheck disable=SC2046
   $CXX -std=c++17 -Wall -Wextra -o "$BUILD/bin/consumer.pc-cxx" "$HERE/consumer.cpp" \
@@ -290,6 +322,10 @@ run_test schunk-interop-build build_schunk_interop
 run_test schunk-interop-ours-to-ref schunk_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
 run_test schunk-interop-ref-to-ours schunk_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
 run_test schunk-interop-identical-bytes schunk_interop_identical
+run_test b2nd-interop-build build_b2nd_interop
+run_test b2nd-interop-ours-to-ref b2nd_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
+run_test b2nd-interop-ref-to-ours b2nd_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
+run_test b2nd-examples b2nd_examples
 
 run_test cmake-consumer-build cmake_build
 for p in "${PROGRAMS[@]}"; do

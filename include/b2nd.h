@@ -83,148 +83,6 @@ struct b2nd_context_s *b2nd_create_ctx(const blosc2_storage *b2_storage,
 
 BLOSC_EXPORT int b2nd_free_ctx(struct b2nd_context_s *ctx);
 
-BLOSC_EXPORT int b2nd_uninit(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_empty(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_zeros(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_nans(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
-
-BLOSC_EXPORT
-int b2nd_full(struct b2nd_context_s *ctx,
-              struct b2nd_array_t **array,
-              const void *fill_value);
-
-BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
-
-BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, struct b2nd_array_t **array);
-
-BLOSC_EXPORT
-int b2nd_to_cframe(const struct b2nd_array_t *array,
-                   uint8_t **cframe,
-                   int64_t *cframe_len,
-                   bool *needs_free);
-
-BLOSC_EXPORT
-int b2nd_from_cframe(uint8_t *cframe,
-                     int64_t cframe_len,
-                     bool copy,
-                     struct b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
-
-BLOSC_EXPORT int b2nd_save(const struct b2nd_array_t *array, char *urlpath);
-
-BLOSC_EXPORT int64_t b2nd_save_append(const struct b2nd_array_t *array, const char *urlpath);
-
-BLOSC_EXPORT
-int b2nd_from_cbuffer(struct b2nd_context_s *ctx,
-                      struct b2nd_array_t **array,
-                      const void *buffer,
-                      int64_t buffersize);
-
-BLOSC_EXPORT
-int b2nd_to_cbuffer(const struct b2nd_array_t *array,
-                    void *buffer,
-                    int64_t buffersize);
-
-BLOSC_EXPORT
-int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
-                            int64_t ncoords,
-                            const int64_t *coords,
-                            void *buffer,
-                            int64_t buffersize);
-
-BLOSC_EXPORT
-int b2nd_get_slice(struct b2nd_context_s *ctx,
-                   struct b2nd_array_t **array,
-                   const struct b2nd_array_t *src,
-                   const int64_t *start,
-                   const int64_t *stop);
-
-BLOSC_EXPORT
-int b2nd_squeeze_index(struct b2nd_array_t *array,
-                       struct b2nd_array_t **view,
-                       const bool *index);
-
-BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
-
-BLOSC_EXPORT
-int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
-                           const int64_t *start,
-                           const int64_t *stop,
-                           void *buffer,
-                           const int64_t *buffershape,
-                           int64_t buffersize);
-
-BLOSC_EXPORT
-int b2nd_set_slice_cbuffer(const void *buffer,
-                           const int64_t *buffershape,
-                           int64_t buffersize,
-                           const int64_t *start,
-                           const int64_t *stop,
-                           struct b2nd_array_t *array);
-
-BLOSC_EXPORT
-int b2nd_copy(struct b2nd_context_s *ctx,
-              const struct b2nd_array_t *src,
-              struct b2nd_array_t **array);
-
-BLOSC_EXPORT
-int b2nd_concatenate(struct b2nd_context_s *ctx,
-                     const struct b2nd_array_t *src1,
-                     const struct b2nd_array_t *src2,
-                     int8_t axis,
-                     bool copy,
-                     struct b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
-
-BLOSC_EXPORT
-int b2nd_resize(struct b2nd_array_t *array,
-                const int64_t *new_shape,
-                const int64_t *start);
-
-BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
-
-BLOSC_EXPORT
-int b2nd_insert(struct b2nd_array_t *array,
-                const void *buffer,
-                int64_t buffersize,
-                int8_t axis,
-                int64_t insert_start);
-
-BLOSC_EXPORT
-int b2nd_append(struct b2nd_array_t *array,
-                const void *buffer,
-                int64_t buffersize,
-                int8_t axis);
-
-BLOSC_EXPORT
-int b2nd_delete(struct b2nd_array_t *array,
-                int8_t axis,
-                int64_t delete_start,
-                int64_t delete_len);
-
-BLOSC_EXPORT
-int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
-                                  int64_t **selection,
-                                  int64_t *selection_size,
-                                  void *buffer,
-                                  int64_t *buffershape,
-                                  int64_t buffersize);
-
-BLOSC_EXPORT
-int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
-                                  int64_t **selection,
-                                  int64_t *selection_size,
-                                  const void *buffer,
-                                  int64_t *buffershape,
-                                  int64_t buffersize);
-
 BLOSC_EXPORT
 int b2nd_serialize_meta(int8_t ndim,
                         const int64_t *shape,
@@ -265,6 +123,155 @@ int b2nd_copy_buffer2(int8_t ndim,
                       void *dst,
                       const int64_t *dst_pad_shape,
                       const int64_t *dst_start);
+
+BLOSC_EXPORT int b2nd_uninit(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
+
+BLOSC_EXPORT int b2nd_empty(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
+
+BLOSC_EXPORT int b2nd_zeros(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
+
+BLOSC_EXPORT int b2nd_nans(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
+
+BLOSC_EXPORT
+int b2nd_full(struct b2nd_context_s *ctx,
+              struct b2nd_array_t **array,
+              const void *fill_value);
+
+BLOSC_EXPORT
+int b2nd_from_cbuffer(struct b2nd_context_s *ctx,
+                      struct b2nd_array_t **array,
+                      const void *buffer,
+                      int64_t buffersize);
+
+BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, struct b2nd_array_t **array);
+
+BLOSC_EXPORT
+int b2nd_from_cframe(uint8_t *cframe,
+                     int64_t cframe_len,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
+BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
+
+BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
+
+BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
+
+BLOSC_EXPORT
+int b2nd_to_cframe(const struct b2nd_array_t *array,
+                   uint8_t **cframe,
+                   int64_t *cframe_len,
+                   bool *needs_free);
+
+BLOSC_EXPORT int b2nd_save(const struct b2nd_array_t *array, char *urlpath);
+
+BLOSC_EXPORT int64_t b2nd_save_append(const struct b2nd_array_t *array, const char *urlpath);
+
+BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
+
+BLOSC_EXPORT
+int b2nd_to_cbuffer(const struct b2nd_array_t *array,
+                    void *buffer,
+                    int64_t buffersize);
+
+BLOSC_EXPORT
+int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize);
+
+BLOSC_EXPORT
+int b2nd_set_slice_cbuffer(const void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           struct b2nd_array_t *array);
+
+BLOSC_EXPORT
+int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
+                            int64_t ncoords,
+                            const int64_t *coords,
+                            void *buffer,
+                            int64_t buffersize);
+
+BLOSC_EXPORT
+int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+BLOSC_EXPORT
+int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  const void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+BLOSC_EXPORT
+int b2nd_get_slice(struct b2nd_context_s *ctx,
+                   struct b2nd_array_t **array,
+                   const struct b2nd_array_t *src,
+                   const int64_t *start,
+                   const int64_t *stop);
+
+BLOSC_EXPORT
+int b2nd_copy(struct b2nd_context_s *ctx,
+              const struct b2nd_array_t *src,
+              struct b2nd_array_t **array);
+
+BLOSC_EXPORT
+int b2nd_concatenate(struct b2nd_context_s *ctx,
+                     const struct b2nd_array_t *src1,
+                     const struct b2nd_array_t *src2,
+                     int8_t axis,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
+BLOSC_EXPORT
+int b2nd_squeeze_index(struct b2nd_array_t *array,
+                       struct b2nd_array_t **view,
+                       const bool *index);
+
+BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
+
+BLOSC_EXPORT
+int b2nd_resize(struct b2nd_array_t *array,
+                const int64_t *new_shape,
+                const int64_t *start);
+
+BLOSC_EXPORT
+int b2nd_insert(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis,
+                int64_t insert_start);
+
+BLOSC_EXPORT
+int b2nd_append(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis);
+
+BLOSC_EXPORT
+int b2nd_delete(struct b2nd_array_t *array,
+                int8_t axis,
+                int64_t delete_start,
+                int64_t delete_len);
+
+/**
+ * Re-reads a disk-based array another handle changed: the super-chunk is refreshed
+ * (`blosc2_schunk_refresh`: 1 when it changed, 0 when current or not on disk) and the public
+ * fields follow the new shape; a changed ndim, chunk shape or block shape is `Data`. Unlike
+ * c-blosc2, the data functions do not refresh by themselves (that would re-read the frame on
+ * every call): a reader calls this to follow a writer.
+ */
+BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
 
 #ifdef __cplusplus
 }  // extern "C"

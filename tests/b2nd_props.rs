@@ -259,6 +259,19 @@ fn slices_and_selections() {
                 Ok(())
             });
             assert_eq!(a.to_vec().unwrap(), m.data, "case {case_no}");
+            // sparse gathers by flat position
+            let nitems = m.data.len() / ts;
+            if nitems > 0 {
+                let coords: Vec<i64> = (0..rng.range(0, 6))
+                    .map(|_| rng.range(0, nitems as i64 - 1))
+                    .collect();
+                let mut buf = vec![0u8; coords.len() * ts];
+                a.get_sparse_cbuffer(&coords, &mut buf).unwrap();
+                for (i, c) in coords.iter().enumerate() {
+                    let c = *c as usize;
+                    assert_eq!(buf[i * ts..(i + 1) * ts], m.data[c * ts..(c + 1) * ts]);
+                }
+            }
         }
         check_chunks(&a, &m);
         // get_slice into a new array with other chunk/block shapes

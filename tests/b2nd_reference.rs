@@ -123,6 +123,25 @@ fn chunks_equal_reference() {
             assert_eq!(&*a.store().chunk(n).unwrap(), want, "case {i} chunk {n}");
         }
     }
+    // zeros, then rows inserted at a chunk boundary, whole leading columns deleted, columns
+    // appended: special zero chunks, shifted chunks and recompressed ones.
+    let mut p = params(&cases()[0]);
+    p.cparams.filters = [0, 0, 0, 0, 0, SHUFFLE];
+    let mut a = Array::<MemStore>::zeros(&p).unwrap();
+    a.insert(&pattern(4 * 7 * 4, |k| k * 7 + 1), 0, 4).unwrap();
+    a.delete(1, 0, 5).unwrap();
+    a.append(&pattern(14 * 3 * 4, |k| k * 5 + 3), 1).unwrap();
+    assert_eq!(a.shape(), &[14, 5]);
+    let nchunks = u32::from_le_bytes(take(4).try_into().unwrap()) as i64;
+    assert_eq!(a.store().nchunks(), nchunks);
+    for n in 0..nchunks {
+        let len = u32::from_le_bytes(take(4).try_into().unwrap()) as usize;
+        assert_eq!(
+            &*a.store().chunk(n).unwrap(),
+            take(len),
+            "reshaped chunk {n}"
+        );
+    }
     assert!(rest.is_empty());
 }
 
@@ -222,4 +241,91 @@ fn fill_values_and_errors() {
         Some(Error::InvalidIndex)
     );
     assert!(a.expand_dims(&[true, false]).is_err());
+}
+
+#[test]
+fn copies_keep_metalayers() {
+    let mut p = params(&cases()[0]);
+    p.metalayers = vec![("units".into(), b"kelvin".to_vec())];
+    p.dtype = "<f4".into();
+    let mut a = Array::<MemStore>::from_cbuffer(&p, &pattern(280, |k| k)).unwrap();
+    // vlmetalayers travel with copies too.
+    let mut s = a.copy::<MemStore>(&p).unwrap().into_store();
+    s.vlmeta_add("note", b"hello").unwrap();
+    a = Array::from_store(s).unwrap();
+    assert_eq!(a.dtype(), Some("<f4"));
+    for chunkshape in [vec![4, 5], vec![3, 3]] {
+        let mut q = params(&cases()[0]);
+        q.chunkshape = chunkshape;
+        q.blockshape = vec![1, 2];
+        let c = a.copy::<MemStore>(&q).unwrap();
+        assert_eq!(c.store().meta_get("units").unwrap(), b"kelvin");
+        assert_eq!(c.store().vlmeta_get("note").unwrap(), b"hello");
+        assert_eq!(c.dtype(), Some("<f4"));
+        assert_eq!(c.to_vec().unwrap(), pattern(280, |k| k));
+    }
+    // Views of arrays with other metalayers are refused, as in c-blosc2.
+    assert_eq!(a.squeeze().err(), Some(Error::InvalidParam));
+}
+
+#[test]
+fn sixteen_dims_and_sparse_gathers() {
+    let shape = [2i64, 3, 1, 2, 2, 1, 2, 2, 3, 1, 2, 2, 1, 2, 2, 2];
+    let chunkshape = [1, 2, 1, 2, 1, 1, 2, 1, 2, 1, 2, 1, 1, 2, 2, 1];
+    let blockshape = [1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1];
+    let n = shape.iter().product::<i64>() as usize;
+    let cparams = CParams {
+        typesize: 2,
+        ..CParams::default()
+    };
+    let p = Params::<()>::new(cparams, &shape, &chunkshape, &blockshape);
+    let data = pattern(n * 2, |k| k * 3 + k / 256);
+    let a = Array::<MemStore>::from_cbuffer(&p, &data).unwrap();
+    assert_eq!(a.to_vec().unwrap(), data);
+    let coords = [0i64, n as i64 - 1, 777, 5, 777, 12345 % n as i64];
+    let mut buf = vec![0u8; coords.len() * 2];
+    a.get_sparse_cbuffer(&coords, &mut buf).unwrap();
+    for (i, c) in coords.iter().enumerate() {
+        let c = *c as usize;
+        assert_eq!(buf[i * 2..i * 2 + 2], data[c * 2..c * 2 + 2]);
+    }
+    assert_eq!(
+        a.get_sparse_cbuffer(&[n as i64], &mut buf).err(),
+        Some(Error::InvalidIndex)
+    );
+    let sq = a.squeeze().unwrap();
+    assert_eq!(sq.ndim(), 12);
+    assert_eq!(sq.to_vec().unwrap(), data);
+}
+
+#[test]
+fn mutated_metalayers_never_panic() {
+    // Every single-byte change (and every truncation) of a real metalayer, with the chunks of
+    // the original array: opening either fails cleanly or gives an array whose reads work or
+    // fail cleanly.
+    let a = build(&cases()[1]);
+    let smeta = a.store().meta_get("b2nd").unwrap();
+    let chunks: Vec<Vec<u8>> = (0..a.store().nchunks())
+        .map(|n| a.store().chunk(n).unwrap().into_owned())
+        .collect();
+    let mut variants: Vec<Vec<u8>> = (0..smeta.len()).map(|n| smeta[..n].to_vec()).collect();
+    for i in 0..smeta.len() {
+        for v in [0u8, 1, 0x7f, 0x80, 0xff, smeta[i] ^ 0x10] {
+            let mut m = smeta.clone();
+            m[i] = v;
+            variants.push(m);
+        }
+    }
+    for m in variants {
+        let mut s = MemStore::create(a.store().cparams().clone(), Default::default(), &()).unwrap();
+        s.meta_add("b2nd", &m).unwrap();
+        for c in &chunks {
+            s.append_chunk(c.clone()).unwrap();
+        }
+        if let Ok(b) = Array::from_store(s) {
+            if b.nitems() < 1 << 16 {
+                let _ = b.to_vec();
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@
 //! for the same data and parameters.
 
 use super::meta::{self, Meta};
+use super::scratch::Scratch;
 use super::shape::{for_each_index, strides, Geometry};
 use super::slice::{block_maskout, check_slice, copy_buffer, for_each_block, for_each_chunk};
 use super::store::ChunkStore;
@@ -103,16 +104,7 @@ impl<S: ChunkStore> Array<S> {
 
     /// The array a store holds, described by its `b2nd` (or legacy `caterva`) metalayer.
     pub fn from_store(store: S) -> Result<Self> {
-        let smeta = store
-            .meta_get(META_NAME)
-            .or_else(|| store.meta_get(CATERVA_META_NAME))
-            .ok_or(Error::MetalayerNotFound)?;
-        let (m, _) = meta::deserialize(&smeta)?;
-        let geom = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape, store.typesize())?;
-        let nchunks = if geom.ndim() == 0 { 1 } else { geom.nchunks() };
-        if store.nchunks() < nchunks {
-            return Err(Error::Data);
-        }
+        let (m, geom) = store_layout(&store)?;
         Ok(Array {
             store,
             geom,
@@ -297,12 +289,13 @@ impl<S: ChunkStore> Array<S> {
     /// Decompresses chunk `nchunk` into `data` (resized to a chunk). Blocks `maskout` skips
     /// keep whatever `data` held: callers only read the blocks they asked for.
     fn read_chunk(&self, nchunk: i64, maskout: Option<&[bool]>, data: &mut Vec<u8>) -> Result<()> {
+        // Only growth is zeroed: the bytes kept are overwritten or, when masked out, unread.
         let n = self.geom.chunk_nbytes();
-        if data.len() != n {
-            // A fresh zeroed allocation comes from the allocator without a memset pass.
-            *data = vec![0u8; n];
+        data.resize(n, 0);
+        // A chunk of another size than the array's chunks is corrupt.
+        if self.store.decompress_chunk(nchunk, data, maskout)? != n {
+            return Err(Error::Data);
         }
-        self.store.decompress_chunk(nchunk, data, maskout)?;
         Ok(())
     }
 
@@ -319,19 +312,24 @@ impl<S: ChunkStore> Array<S> {
         buffer.fill(0);
         let ts = self.geom.typesize;
         if self.ndim() == 0 {
-            let mut data = Vec::new();
+            let mut data = Scratch::chunk_data();
             self.read_chunk(0, None, &mut data)?;
             buffer[..ts].copy_from_slice(&data[..ts]);
             return Ok(());
         }
         if let Some(nchunk) = self.whole_chunk_in_c_order(start, stop, buffershape) {
             let n = self.geom.chunk_nbytes();
-            self.store
-                .decompress_chunk(nchunk, &mut buffer[..n], None)?;
+            if self
+                .store
+                .decompress_chunk(nchunk, &mut buffer[..n], None)?
+                != n
+            {
+                return Err(Error::Data);
+            }
             return Ok(());
         }
         let bshape = self.geom.blockshape.clone();
-        let mut data = Vec::new();
+        let mut data = Scratch::chunk_data();
         for_each_chunk(&self.geom, start, stop, |nchunk, coords| {
             let mask = block_maskout(&self.geom, coords, start, stop)?;
             let mask = if mask.iter().any(|m| *m) {
@@ -389,13 +387,18 @@ impl<S: ChunkStore> Array<S> {
             return Ok(());
         }
         let geom = self.geom.clone();
-        let mut data = Vec::new();
+        let mut data = Scratch::chunk_data();
         let mut updates = Vec::new();
         for_each_chunk(&geom, start, stop, |nchunk, coords| {
             let (cstart, cstop) = geom.chunk_region(coords);
             let whole = (0..geom.ndim()).all(|d| start[d] <= cstart[d] && cstop[d] <= stop[d]);
             if whole {
-                data.clear();
+                // Every item of the chunk is written below; only padding must be zeroed.
+                let padded =
+                    (0..geom.ndim()).any(|d| cstop[d] - cstart[d] != geom.extchunkshape[d]);
+                if padded {
+                    data.clear();
+                }
                 data.resize(geom.chunk_nbytes(), 0);
             } else {
                 self.read_chunk(nchunk, None, &mut data)?;
@@ -556,7 +559,7 @@ impl<S: ChunkStore> Array<S> {
         }
         let grid = self.geom.chunks_per_dim();
         let geom = self.geom.clone();
-        let mut data = Vec::new();
+        let mut data = Scratch::chunk_data();
         for_each_index(&grid, |coords| {
             let on_cut = cut_dims.iter().any(|d| coords[*d] == grid[*d] - 1);
             if !on_cut {
@@ -754,7 +757,7 @@ impl<S: ChunkStore> Array<S> {
         };
         if same_layout {
             let raw = same_chunk_format(self.store.cparams(), out.store.cparams());
-            let mut data = Vec::new();
+            let mut data = Scratch::chunk_data();
             for n in 0..nchunks {
                 let chunk = if raw {
                     self.store.chunk(n)?.into_owned()
@@ -764,14 +767,18 @@ impl<S: ChunkStore> Array<S> {
                 };
                 out.store.append_chunk(chunk)?;
             }
-            return Ok(out);
+        } else {
+            out.store.fill_special(
+                nchunks_of(&out.geom),
+                Special::Zero,
+                out.geom.chunk_nbytes(),
+            )?;
+            out.copy_region_from(self, &vec![0; self.ndim()])?;
         }
-        out.store.fill_special(
-            nchunks_of(&out.geom),
-            Special::Zero,
-            out.geom.chunk_nbytes(),
-        )?;
-        out.copy_region_from(self, &vec![0; self.ndim()])?;
+        for name in self.store.vlmeta_names() {
+            out.store
+                .vlmeta_add(&name, &self.store.vlmeta_get(&name)?)?;
+        }
         Ok(out)
     }
 
@@ -901,7 +908,7 @@ impl<S: ChunkStore> Array<S> {
     ) -> Result<()> {
         let plan = self.plan_selection(selection, buffer.len(), buffershape)?;
         let ts = self.geom.typesize;
-        let mut data = Vec::new();
+        let mut data = Scratch::chunk_data();
         for chunk in &plan.chunks {
             let mut mask = vec![true; self.geom.nblocks()];
             for it in &chunk.items {
@@ -926,7 +933,7 @@ impl<S: ChunkStore> Array<S> {
     ) -> Result<()> {
         let plan = self.plan_selection(selection, buffer.len(), buffershape)?;
         let ts = self.geom.typesize;
-        let mut data = Vec::new();
+        let mut data = Scratch::chunk_data();
         for chunk in &plan.chunks {
             self.read_chunk(chunk.nchunk, None, &mut data)?;
             for it in &chunk.items {
@@ -935,6 +942,53 @@ impl<S: ChunkStore> Array<S> {
             }
             let c = self.store.compress_chunk(&data)?;
             self.store.update_chunk(chunk.nchunk, c)?;
+        }
+        Ok(())
+    }
+
+    /// Gathers the items at flat C-order positions `coords` (each in `[0, nitems)`, repeats and
+    /// any order allowed) into `buffer`, in the order of `coords`.
+    pub fn get_sparse_cbuffer(&self, coords: &[i64], buffer: &mut [u8]) -> Result<()> {
+        let g = &self.geom;
+        let ts = g.typesize;
+        if (buffer.len() as u64) < coords.len() as u64 * ts as u64 {
+            return Err(Error::InvalidParam);
+        }
+        if coords.iter().any(|c| *c < 0 || *c >= g.nitems) {
+            return Err(Error::InvalidIndex);
+        }
+        let ndim = g.ndim();
+        let grid_strides = strides(&g.chunks_per_dim());
+        let block_strides = strides(&g.blocks_per_dim());
+        let item_strides = strides(&g.blockshape);
+        // (nchunk, nblock, position in chunk, position in buffer), sorted by chunk.
+        let mut items: Vec<(i64, usize, usize, usize)> = coords
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let idx = unravel(*c, &g.shape);
+                let (mut nchunk, mut nblock, mut item) = (0i64, 0i64, 0i64);
+                for d in 0..ndim {
+                    let (cs, bs) = (g.chunkshape[d], g.blockshape[d]);
+                    nchunk += idx[d] / cs * grid_strides[d];
+                    nblock += idx[d] % cs / bs * block_strides[d];
+                    item += idx[d] % cs % bs * item_strides[d];
+                }
+                let pos = (nblock * g.blocknitems + item) as usize;
+                (nchunk, nblock as usize, pos, i)
+            })
+            .collect();
+        items.sort_unstable();
+        let mut data = Scratch::chunk_data();
+        for group in items.chunk_by(|a, b| a.0 == b.0) {
+            let mut mask = vec![true; g.nblocks()];
+            for it in group {
+                mask[it.1] = false;
+            }
+            self.read_chunk(group[0].0, Some(&mask), &mut data)?;
+            for &(_, _, pos, i) in group {
+                buffer[i * ts..(i + 1) * ts].copy_from_slice(&data[pos * ts..(pos + 1) * ts]);
+            }
         }
         Ok(())
     }
@@ -1139,6 +1193,31 @@ fn keep_valid_items(g: &Geometry, coords: &[i64], data: &[u8]) -> Result<Vec<u8>
         )
     })?;
     Ok(out)
+}
+
+/// The metadata and geometry of the array `store` holds, after every check `Array::from_store`
+/// makes: a caller that cannot give the store up on failure (the C layer, whose super-chunk
+/// handle owns it) checks with this first.
+pub fn store_layout<S: ChunkStore>(store: &S) -> Result<(Meta, Geometry)> {
+    let smeta = store
+        .meta_get(META_NAME)
+        .or_else(|| store.meta_get(CATERVA_META_NAME))
+        .ok_or(Error::MetalayerNotFound)?;
+    let (m, _) = meta::deserialize(&smeta)?;
+    let geom = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape, store.typesize())?;
+    let nchunks = if geom.ndim() == 0 { 1 } else { geom.nchunks() };
+    if store.nchunks() < nchunks {
+        return Err(Error::Data);
+    }
+    // A metalayer that does not describe the chunks (checked on the first one) is corrupt;
+    // catching it here avoids allocating chunk buffers of a size nothing in the store has.
+    if nchunks > 0 {
+        let (nbytes, _, _) = crate::chunk::cbuffer_sizes(&store.chunk(0)?)?;
+        if nbytes as i64 != geom.chunk_nbytes() as i64 {
+            return Err(Error::Data);
+        }
+    }
+    Ok((m, geom))
 }
 
 /// The metadata of a store's b2nd (or caterva) metalayer.

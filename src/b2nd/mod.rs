@@ -7,6 +7,8 @@
 pub mod array;
 pub mod index;
 pub mod meta;
+mod schunk_store;
+mod scratch;
 pub mod shape;
 pub mod slice;
 pub mod store;

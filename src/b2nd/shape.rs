@@ -178,6 +178,58 @@ impl Geometry {
     }
 }
 
+/// The stride tables `b2nd_array_t` exposes, computed as c-blosc2's `update_shape` does
+/// (including its quirks: all zero above a zero extent, and chunk-grid strides multiplied by
+/// `extshape * chunkshape`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CStrides {
+    pub item_array: Vec<i64>,
+    pub item_extchunk: Vec<i64>,
+    pub item_chunk: Vec<i64>,
+    pub item_block: Vec<i64>,
+    pub block_chunk: Vec<i64>,
+    pub chunk_array: Vec<i64>,
+}
+
+impl Geometry {
+    pub fn c_strides(&self) -> CStrides {
+        let n = self.ndim();
+        let mut s = CStrides {
+            item_array: vec![1; n],
+            item_extchunk: vec![1; n],
+            item_chunk: vec![1; n],
+            item_block: vec![1; n],
+            block_chunk: vec![1; n],
+            chunk_array: vec![1; n],
+        };
+        for i in (0..n.saturating_sub(1)).rev() {
+            if self.shape[i + 1] == 0 {
+                s.item_array[i] = 0;
+                s.item_extchunk[i] = 0;
+                s.item_chunk[i] = 0;
+                s.item_block[i] = 0;
+                s.block_chunk[i] = 0;
+                s.chunk_array[i] = 0;
+                continue;
+            }
+            let w = |a: i64, b: i64| a.wrapping_mul(b);
+            s.item_array[i] = w(s.item_array[i + 1], self.shape[i + 1]);
+            s.item_extchunk[i] = w(s.item_extchunk[i + 1], self.extchunkshape[i + 1]);
+            s.item_chunk[i] = w(s.item_chunk[i + 1], self.chunkshape[i + 1]);
+            s.item_block[i] = w(s.item_block[i + 1], self.blockshape[i + 1]);
+            s.block_chunk[i] = w(
+                s.block_chunk[i + 1],
+                self.extchunkshape[i + 1] / self.blockshape[i + 1],
+            );
+            s.chunk_array[i] = w(
+                s.chunk_array[i + 1],
+                w(self.extshape[i + 1], self.chunkshape[i + 1]),
+            );
+        }
+        s
+    }
+}
+
 /// Row-major strides (in items) of a buffer of `shape`.
 pub fn strides(shape: &[i64]) -> Vec<i64> {
     let mut s = vec![1i64; shape.len()];
@@ -227,6 +279,19 @@ mod tests {
         assert_eq!((g.nitems, g.nchunks(), g.nblocks()), (1, 1, 1));
         let g = Geometry::new(&[0, 5], &[0, 5], &[0, 5], 8).unwrap();
         assert_eq!((g.nitems, g.nchunks()), (0, 0));
+    }
+
+    #[test]
+    fn c_strides_as_update_shape() {
+        // Values of b2nd_array_t's stride fields from c-blosc2 3.3.5 for this geometry.
+        let g = Geometry::new(&[10, 7, 5], &[4, 5, 5], &[3, 2, 5], 4).unwrap();
+        let s = g.c_strides();
+        assert_eq!(s.item_array, vec![35, 5, 1]);
+        assert_eq!(s.item_extchunk, vec![30, 5, 1]);
+        assert_eq!(s.item_chunk, vec![25, 5, 1]);
+        assert_eq!(s.item_block, vec![10, 5, 1]);
+        assert_eq!(s.block_chunk, vec![3, 1, 1]);
+        assert_eq!(s.chunk_array, vec![1250, 25, 1]);
     }
 
     #[test]

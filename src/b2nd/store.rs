@@ -1,6 +1,7 @@
 //! What a b2nd array needs from the container that holds its chunks (a super-chunk in
 //! c-blosc2), and an in-memory implementation.
 
+use super::scratch::Scratch;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::chunk::{special, CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::{Error, Result};
@@ -44,6 +45,12 @@ pub trait ChunkStore: Sized {
     fn meta_get(&self, name: &str) -> Option<Vec<u8>>;
     fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
     fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<()>;
+
+    /// Names of the variable-length metalayers, in order.
+    fn vlmeta_names(&self) -> Vec<String>;
+    /// The (uncompressed) content of vlmetalayer `name`.
+    fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>>;
+    fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
 
     /// A special-value chunk (zeros, NaNs, uninitialised, or `value` repeated) of `nbytes`.
     fn special_chunk(&self, kind: Special, nbytes: usize, value: Option<&[u8]>) -> Result<Vec<u8>> {
@@ -91,12 +98,24 @@ pub fn decompress_defined(
     decompressor.decompress(chunk, dst, usable_maskout(chunk, maskout))
 }
 
+/// Compresses `data` as one chunk (room for the worst case, so it always fits).
+pub fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
+    let mut dst = Scratch::compressed();
+    dst.resize(data.len() + MAX_OVERHEAD, 0);
+    let n = compressor.compress(data, &mut dst)?;
+    if n == 0 {
+        return Err(Error::Failure);
+    }
+    Ok(dst[..n].to_vec())
+}
+
 /// Chunks and metalayers kept in memory.
 pub struct MemStore {
     compressor: Compressor,
     decompressor: Decompressor,
     chunks: Vec<Vec<u8>>,
     metalayers: Vec<(String, Vec<u8>)>,
+    vlmetalayers: Vec<(String, Vec<u8>)>,
 }
 
 impl MemStore {
@@ -117,6 +136,7 @@ impl ChunkStore for MemStore {
             decompressor: Decompressor::new(dparams)?,
             chunks: Vec::new(),
             metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
         })
     }
     fn cparams(&self) -> &CParams {
@@ -144,13 +164,7 @@ impl ChunkStore for MemStore {
         decompress_defined(&self.decompressor, chunk, dst, maskout)
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
-        let mut dst = vec![0u8; data.len() + MAX_OVERHEAD];
-        let n = self.compressor.compress(data, &mut dst)?;
-        if n == 0 {
-            return Err(Error::Failure);
-        }
-        dst.truncate(n);
-        Ok(dst)
+        compress_with(&self.compressor, data)
     }
     fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64> {
         self.chunks.push(chunk);
@@ -198,6 +212,23 @@ impl ChunkStore for MemStore {
             return Err(Error::InvalidParam);
         }
         m.1 = content.to_vec();
+        Ok(())
+    }
+    fn vlmeta_names(&self) -> Vec<String> {
+        self.vlmetalayers.iter().map(|(n, _)| n.clone()).collect()
+    }
+    fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
+        self.vlmetalayers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c.clone())
+            .ok_or(Error::NotFound)
+    }
+    fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()> {
+        if self.vlmetalayers.iter().any(|(n, _)| n == name) {
+            return Err(Error::InvalidParam);
+        }
+        self.vlmetalayers.push((name.to_string(), content.to_vec()));
         Ok(())
     }
 }

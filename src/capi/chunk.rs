@@ -388,10 +388,10 @@ fn getitem_items(
 
 /// The decompression parameters a context uses for getitem (a compression context can serve
 /// getitem too, as in c-blosc2).
-fn getitem_dparams(ctx: &Context) -> crate::chunk::DParams {
+fn getitem_dparams(ctx: &Context) -> std::borrow::Cow<'_, crate::chunk::DParams> {
     match ctx.decompressor() {
-        Ok(d) => d.params().clone(),
-        Err(_) => dparams_from_c(&ctx.dparams),
+        Ok(d) => std::borrow::Cow::Borrowed(d.params()),
+        Err(_) => std::borrow::Cow::Owned(dparams_from_c(&ctx.dparams)),
     }
 }
 

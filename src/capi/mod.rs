@@ -4,6 +4,7 @@
 //! what c-blosc2's documentation of the same function says (the contract C callers already follow).
 #![allow(clippy::missing_safety_doc)]
 
+pub mod b2nd;
 pub mod chunk;
 pub mod consts;
 pub mod io;

@@ -64,6 +64,14 @@ pub struct Schunk {
     chunks: Chunks,
 }
 
+/// The local path of a urlpath: c-blosc2 drops a leading "file:///" (and only that).
+pub fn local_path(urlpath: &Path) -> PathBuf {
+    match urlpath.to_str().and_then(|s| s.strip_prefix("file:///")) {
+        Some(rest) => PathBuf::from(rest),
+        None => urlpath.to_path_buf(),
+    }
+}
+
 fn check_name(name: &str) -> Result<()> {
     if name.len() > METALAYER_NAME_MAXLEN {
         Err(Error::InvalidParam)
@@ -75,7 +83,8 @@ fn check_name(name: &str) -> Result<()> {
 impl Schunk {
     /// Creates an empty super-chunk in `storage` (an existing cframe file or sframe directory
     /// at `urlpath` is an error, as in c-blosc2).
-    pub fn new(storage: Storage) -> Result<Schunk> {
+    pub fn new(mut storage: Storage) -> Result<Schunk> {
+        storage.urlpath = storage.urlpath.as_deref().map(local_path);
         let mut sc = Schunk::bare(storage, Chunks::List(Vec::new()))?;
         sc.chunks = match (&sc.storage.urlpath, sc.storage.contiguous) {
             (None, false) => Chunks::List(Vec::new()),
@@ -229,6 +238,7 @@ impl Schunk {
     /// `open_offset` through a given I/O backend.
     pub fn open_offset_with(urlpath: &Path, offset: i64, io: Arc<dyn Io>) -> Result<Schunk> {
         let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
+        let urlpath = &local_path(urlpath);
         let opened = Frame::open(io.clone(), urlpath, offset)?;
         let base = Storage {
             urlpath: Some(urlpath.to_path_buf()),
@@ -282,6 +292,13 @@ impl Schunk {
     }
     pub fn dparams(&self) -> &DParams {
         &self.storage.dparams
+    }
+    /// The compressor built from `cparams` (for callers that compress chunks themselves).
+    pub fn compressor(&self) -> &Compressor {
+        &self.compressor
+    }
+    pub fn decompressor(&self) -> &Decompressor {
+        &self.decompressor
     }
     pub fn typesize(&self) -> i32 {
         self.storage.cparams.typesize
@@ -1079,6 +1096,13 @@ mod tests {
             assert_eq!(&slice[4..], &data(1000, 2)[..4]);
             assert_eq!(sc.get_chunk(3).err(), Some(Error::InvalidParam));
         }
+    }
+
+    #[test]
+    fn file_urls_lose_their_prefix() {
+        assert_eq!(local_path(Path::new("file:///tmp/x")), Path::new("tmp/x"));
+        assert_eq!(local_path(Path::new("/tmp/x")), Path::new("/tmp/x"));
+        assert_eq!(local_path(Path::new("file://x")), Path::new("file://x"));
     }
 
     /// The chunk-size rules c-blosc2 3.3.5 follows (sequences checked against it).

@@ -34,5 +34,21 @@ int main(void){
     run(1,sh,c,b,8,BLOSC_BLOSCLZ,9,f_delta,s0,s1); }
   { int64_t sh[1]={0}; int32_t c[1]={0}, b[1]={0}; int64_t s0[1]={0}, s1[1]={0};
     run(0,sh,c,b,8,BLOSC_ZSTD,3,f_sh,s0,s1); }
+  { /* zeros, then insert rows at a chunk boundary, delete whole leading columns, append columns */
+    blosc2_cparams cp=BLOSC2_CPARAMS_DEFAULTS; cp.typesize=4; cp.nthreads=1;
+    blosc2_dparams dp=BLOSC2_DPARAMS_DEFAULTS; dp.nthreads=1;
+    blosc2_storage st={.cparams=&cp,.dparams=&dp,.contiguous=false};
+    int64_t sh[2]={10,7}; int32_t c[2]={4,5}, b[2]={2,3};
+    b2nd_context_t*ctx=b2nd_create_ctx(&st,2,sh,c,b,NULL,0,NULL,0);
+    b2nd_array_t*a; b2nd_zeros(ctx,&a);
+    uint8_t ins[4*7*4]; for(int k=0;k<(int)sizeof ins;k++) ins[k]=(uint8_t)(k*7+1);
+    if(b2nd_insert(a,ins,sizeof ins,0,4)<0){fprintf(stderr,"insert\n");exit(1);}
+    if(b2nd_delete(a,1,0,5)<0){fprintf(stderr,"delete\n");exit(1);}
+    uint8_t app[14*3*4]; for(int k=0;k<(int)sizeof app;k++) app[k]=(uint8_t)(k*5+3);
+    if(b2nd_append(a,app,sizeof app,1)<0){fprintf(stderr,"append\n");exit(1);}
+    fprintf(stderr,"shape %lld %lld\n",(long long)a->shape[0],(long long)a->shape[1]);
+    w32((uint32_t)a->sc->nchunks);
+    for(int64_t i=0;i<a->sc->nchunks;i++){uint8_t*ch; bool nf; int cb=blosc2_schunk_get_chunk(a->sc,i,&ch,&nf); w32(cb); fwrite(ch,1,cb,out); if(nf)free(ch);}
+  }
   fclose(out); return 0;
 }

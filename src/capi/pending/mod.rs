@@ -4,7 +4,7 @@
 //! enables, so none of these functions is exported from libblosc2 (a program using one fails to
 //! link instead of calling a stub).  build.rs runs cbindgen over these files directly, so their
 //! declarations still appear in the generated headers (one file per header: blosc2.rs ->
-//! blosc2.h, b2nd.rs -> b2nd.h, registry.rs -> the
+//! blosc2.h, registry.rs -> the
 //! blosc2/*-registry.h headers).  The bodies are placeholders that are never compiled.
 //!
 //! To implement a function: move its `#[no_mangle] pub unsafe extern "C" fn` from here into the
@@ -17,6 +17,5 @@
 //! parameters, which cbindgen cannot spell) are declared in the cbindgen/*-epilogue.h fragments;
 //! cbindgen skips them wherever their Rust definition lives.
 
-mod b2nd;
 mod blosc2;
 mod registry;

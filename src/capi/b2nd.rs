@@ -1,0 +1,1497 @@
+//! The functions of b2nd.h: contexts, metalayer (de)serialization, n-d buffer copies, and the
+//! `b2nd_array_t` handle over a `blosc2_schunk` handle of the schunk C layer.
+//!
+//! Each function translates: C pointers into slices (NULL is `BLOSC2_ERROR_NULL_POINTER` where
+//! c-blosc2 checks it, and everywhere it would crash), core errors into c-blosc2's codes, and
+//! no panic crosses into C. The array's public fields are rewritten from the core after every
+//! call that may change them.
+
+use std::ffi::CString;
+use std::panic::AssertUnwindSafe;
+use std::ptr;
+
+use libc::{c_char, c_int, c_void};
+
+use crate::b2nd::array::{read_meta, store_layout};
+use crate::b2nd::{meta, slice, Array, Params, MAX_DIM};
+use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
+use crate::capi::schunk::{
+    blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
+    blosc2_schunk_open_offset, blosc2_schunk_refresh, blosc2_schunk_to_buffer, schunk_into_c,
+    schunk_mut, schunk_ref, storage_from_c, sync_mirror,
+};
+use crate::capi::types::*;
+use crate::schunk::{Schunk, Storage};
+use crate::{Error, Result};
+
+/// Runs an entry point body: errors become their codes, a panic becomes `Failure`.
+fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
+    guard(
+        Error::Failure.code(),
+        AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
+    )
+}
+
+/// `ndim` as a dimension count, or `InvalidParam` outside `0..=B2ND_MAX_DIM`.
+fn dims(ndim: i8) -> Result<usize> {
+    usize::try_from(ndim)
+        .ok()
+        .filter(|n| *n <= MAX_DIM)
+        .ok_or(Error::InvalidParam)
+}
+
+/// `n` items read from `p` (NULL is an error unless `n` is 0).
+///
+/// # Safety
+/// `p` is NULL or valid for reads of `n` items.
+unsafe fn in_items<'a, T>(p: *const T, n: usize) -> Result<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: non-NULL and valid for `n` items per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// `n` items written at `p` (NULL is an error unless `n` is 0).
+///
+/// # Safety
+/// `p` is NULL or valid for writes of `n` items, not aliased.
+unsafe fn out_items<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T]> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: non-NULL and valid for `n` writable items per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
+/// A malloc'd copy of `bytes` (C callers release it with `free`).
+fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
+    // SAFETY: malloc of at least one byte; the copy stays within the new allocation.
+    unsafe {
+        let p = libc::malloc(bytes.len().max(1)).cast::<u8>();
+        if p.is_null() {
+            return Err(Error::MemoryAlloc);
+        }
+        ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+        Ok(p)
+    }
+}
+
+/// A malloc'd NUL-terminated copy of `s` (released with `free`, as c-blosc2's strings are).
+fn malloc_cstring(s: &str) -> Result<*mut c_char> {
+    let mut bytes = Vec::with_capacity(s.len() + 1);
+    bytes.extend_from_slice(s.as_bytes());
+    bytes.push(0);
+    Ok(malloc_copy(&bytes)?.cast())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contexts
+
+/// The Rust side of a `b2nd_context_t *`: what `b2nd_create_ctx` was given, with the storage
+/// and compression parameters copied (the blocksize set to one block shape, as c-blosc2 does).
+pub(crate) struct B2ndCtx {
+    /// The caller's storage with `cparams`/`dparams`/`urlpath` pointing into this context.
+    pub storage: blosc2_storage,
+    cparams: Box<blosc2_cparams>,
+    dparams: Option<Box<blosc2_dparams>>,
+    urlpath: Option<CString>,
+    pub ndim: usize,
+    pub shape: [i64; MAX_DIM],
+    pub chunkshape: [i32; MAX_DIM],
+    pub blockshape: [i32; MAX_DIM],
+    pub dtype: String,
+    pub dtype_format: i8,
+    pub metalayers: Vec<(String, Vec<u8>)>,
+}
+
+impl B2ndCtx {
+    fn into_handle(self) -> *mut b2nd_context_s {
+        Box::into_raw(Box::new(self)).cast()
+    }
+
+    /// # Safety
+    /// `h` is NULL or a live handle from [`B2ndCtx::into_handle`].
+    pub(crate) unsafe fn from_handle<'a>(h: *mut b2nd_context_s) -> Result<&'a mut B2ndCtx> {
+        // SAFETY: per the contract, a non-NULL handle is a live boxed B2ndCtx.
+        unsafe { h.cast::<B2ndCtx>().as_mut() }.ok_or(Error::NullPointer)
+    }
+
+    /// Points `storage`'s fields at the copies this context owns.
+    fn fix_pointers(&mut self) {
+        self.storage.cparams = &mut *self.cparams;
+        self.storage.dparams = self
+            .dparams
+            .as_deref_mut()
+            .map_or(ptr::null_mut(), |d| d as *mut blosc2_dparams);
+        self.storage.urlpath = self
+            .urlpath
+            .as_ref()
+            .map_or(ptr::null_mut(), |u| u.as_ptr().cast_mut());
+    }
+
+    pub(crate) fn shape(&self) -> &[i64] {
+        &self.shape[..self.ndim]
+    }
+    pub(crate) fn chunkshape(&self) -> &[i32] {
+        &self.chunkshape[..self.ndim]
+    }
+    pub(crate) fn blockshape(&self) -> &[i32] {
+        &self.blockshape[..self.ndim]
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_create_ctx(
+    b2_storage: *const blosc2_storage,
+    ndim: i8,
+    shape: *const i64,
+    chunkshape: *const i32,
+    blockshape: *const i32,
+    dtype: *const c_char,
+    dtype_format: i8,
+    metalayers: *const blosc2_metalayer,
+    nmetalayers: i32,
+) -> *mut b2nd_context_s {
+    let make = || -> Result<B2ndCtx> {
+        let n = dims(ndim)?;
+        // SAFETY: the caller passes `ndim` items in each shape (C contract).
+        let (shape, chunkshape, blockshape) = unsafe {
+            (
+                in_items(shape, n)?,
+                in_items(chunkshape, n)?,
+                in_items(blockshape, n)?,
+            )
+        };
+        // SAFETY: NULL or a valid storage per the contract.
+        let storage = unsafe { b2_storage.as_ref() };
+        let mut cparams = match storage.and_then(|s| {
+            // SAFETY: a storage's cparams is NULL or valid.
+            unsafe { s.cparams.as_ref() }
+        }) {
+            Some(c) => *c,
+            // SAFETY: plain function returning a struct.
+            None => unsafe { blosc2_get_blosc2_cparams_defaults() },
+        };
+        let blocknitems = blockshape.iter().fold(1i32, |a, b| a.wrapping_mul(*b));
+        cparams.blocksize = blocknitems.wrapping_mul(cparams.typesize);
+        let dparams = storage.and_then(|s| {
+            // SAFETY: a storage's dparams is NULL or valid.
+            unsafe { s.dparams.as_ref() }.copied()
+        });
+        let urlpath = storage
+            .map(|s| s.urlpath)
+            .filter(|p| !p.is_null())
+            // SAFETY: a non-NULL urlpath is a NUL-terminated string.
+            .map(|p| unsafe { std::ffi::CStr::from_ptr(p) }.to_owned());
+        let dtype = if dtype.is_null() {
+            format!("|S{}", cparams.typesize)
+        } else {
+            // SAFETY: a non-NULL dtype is a NUL-terminated string.
+            unsafe { c_str(dtype) }
+                .ok_or(Error::InvalidParam)?
+                .to_string()
+        };
+        let nmeta = usize::try_from(nmetalayers.max(0)).map_err(|_| Error::InvalidParam)?;
+        if nmeta > crate::frame::header::MAX_METALAYERS {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: `nmetalayers` entries per the contract.
+        let metas = unsafe { in_items(metalayers, nmeta)? };
+        let mut copied = Vec::with_capacity(nmeta);
+        for m in metas {
+            // SAFETY: each metalayer has a NUL-terminated name and content_len bytes.
+            let name = unsafe { c_str(m.name) }.ok_or(Error::NullPointer)?;
+            let len = usize::try_from(m.content_len).map_err(|_| Error::InvalidParam)?;
+            // SAFETY: as above.
+            let content = unsafe { in_items(m.content, len)? };
+            copied.push((name.to_string(), content.to_vec()));
+        }
+        let mut ctx = B2ndCtx {
+            storage: blosc2_storage {
+                contiguous: storage.is_some_and(|s| s.contiguous),
+                urlpath: ptr::null_mut(),
+                cparams: ptr::null_mut(),
+                dparams: ptr::null_mut(),
+                io: storage.map_or(ptr::null_mut(), |s| s.io),
+            },
+            cparams: Box::new(cparams),
+            dparams: dparams.map(Box::new),
+            urlpath,
+            ndim: n,
+            shape: [0; MAX_DIM],
+            chunkshape: [0; MAX_DIM],
+            blockshape: [0; MAX_DIM],
+            dtype,
+            dtype_format,
+            metalayers: copied,
+        };
+        ctx.shape[..n].copy_from_slice(shape);
+        ctx.chunkshape[..n].copy_from_slice(chunkshape);
+        ctx.blockshape[..n].copy_from_slice(blockshape);
+        ctx.fix_pointers();
+        Ok(ctx)
+    };
+    guard(
+        ptr::null_mut(),
+        AssertUnwindSafe(|| make().map_or(ptr::null_mut(), B2ndCtx::into_handle)),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_s) -> c_int {
+    run(|| {
+        if ctx.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: a non-NULL handle came from b2nd_create_ctx and is freed once.
+        drop(unsafe { Box::from_raw(ctx.cast::<B2ndCtx>()) });
+        Ok(0)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metalayer
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_serialize_meta(
+    ndim: i8,
+    shape: *const i64,
+    chunkshape: *const i32,
+    blockshape: *const i32,
+    dtype: *const c_char,
+    dtype_format: i8,
+    smeta: *mut *mut u8,
+) -> c_int {
+    run(|| {
+        if smeta.is_null() {
+            return Err(Error::NullPointer);
+        }
+        if dtype_format < 0 {
+            return Err(Error::Failure);
+        }
+        let n = dims(ndim)?;
+        // SAFETY: `ndim` items each, per the contract.
+        let (shape, chunkshape, blockshape) = unsafe {
+            (
+                in_items(shape, n)?,
+                in_items(chunkshape, n)?,
+                in_items(blockshape, n)?,
+            )
+        };
+        let dtype = if dtype.is_null() {
+            None
+        } else {
+            // SAFETY: a non-NULL dtype is a NUL-terminated string.
+            Some(unsafe { c_str(dtype) }.ok_or(Error::InvalidParam)?)
+        };
+        let bytes = meta::serialize(shape, chunkshape, blockshape, dtype, dtype_format)?;
+        let len = c_int::try_from(bytes.len()).map_err(|_| Error::Failure)?;
+        // SAFETY: `smeta` is non-NULL and writable.
+        unsafe { *smeta = malloc_copy(&bytes)? };
+        Ok(len)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_deserialize_meta(
+    smeta: *const u8,
+    smeta_len: i32,
+    ndim: *mut i8,
+    shape: *mut i64,
+    chunkshape: *mut i32,
+    blockshape: *mut i32,
+    dtype: *mut *mut c_char,
+    dtype_format: *mut i8,
+) -> c_int {
+    run(|| {
+        if smeta.is_null()
+            || ndim.is_null()
+            || shape.is_null()
+            || chunkshape.is_null()
+            || blockshape.is_null()
+        {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: both are NULL or writable, per the contract.
+        unsafe {
+            if let Some(d) = dtype.as_mut() {
+                *d = ptr::null_mut();
+            }
+            if let Some(f) = dtype_format.as_mut() {
+                *f = 0;
+            }
+        }
+        if smeta_len <= 0 {
+            return Err(Error::Failure);
+        }
+        // SAFETY: `smeta_len` readable bytes per the contract.
+        let mut bytes = unsafe { in_items(smeta, smeta_len as usize)? };
+        let want_dtype = !dtype.is_null() && !dtype_format.is_null();
+        if !want_dtype && bytes.len() > 2 {
+            // Without somewhere to put it, c-blosc2 stops before the dtype entry.
+            let n = usize::from(bytes[2].min(MAX_DIM as u8));
+            bytes = &bytes[..bytes.len().min(6 + 19 * n)];
+        }
+        let (m, used) = meta::deserialize(bytes)?;
+        let n = m.ndim();
+        // SAFETY: the caller's arrays hold B2ND_MAX_DIM items; ndim <= MAX_DIM.
+        unsafe {
+            *ndim = n as i8;
+            out_items(shape, n)?.copy_from_slice(&m.shape);
+            out_items(chunkshape, n)?.copy_from_slice(&m.chunkshape);
+            out_items(blockshape, n)?.copy_from_slice(&m.blockshape);
+            if want_dtype {
+                *dtype_format = m.dtype_format;
+                if let Some(d) = &m.dtype {
+                    *dtype = malloc_cstring(d)?;
+                }
+            }
+        }
+        c_int::try_from(used).map_err(|_| Error::Failure)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// n-d buffer copies
+
+/// What `b2nd_copy_buffer2` does; the buffers' lengths are those of their padded shapes.
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_buffer_c(
+    ndim: i8,
+    itemsize: i32,
+    src: *const c_void,
+    src_pad_shape: *const i64,
+    src_start: *const i64,
+    src_stop: *const i64,
+    dst: *mut c_void,
+    dst_pad_shape: *const i64,
+    dst_start: *const i64,
+) -> Result<c_int> {
+    let n = dims(ndim)?;
+    let itemsize = usize::try_from(itemsize)
+        .ok()
+        .filter(|s| *s > 0)
+        .ok_or(Error::InvalidParam)?;
+    // SAFETY: `ndim` items each, per the contract.
+    let (src_pad, src_start, src_stop, dst_pad, dst_start) = unsafe {
+        (
+            in_items(src_pad_shape, n)?,
+            in_items(src_start, n)?,
+            in_items(src_stop, n)?,
+            in_items(dst_pad_shape, n)?,
+            in_items(dst_start, n)?,
+        )
+    };
+    let copied = src_start
+        .iter()
+        .zip(src_stop)
+        .try_fold(1i64, |acc, (a, b)| {
+            acc.checked_mul(b.saturating_sub(*a).max(0))
+        });
+    if copied == Some(0) {
+        return Ok(0);
+    }
+    let len_of = |shape: &[i64]| -> Result<usize> {
+        shape
+            .iter()
+            .try_fold(itemsize as u64, |acc, s| {
+                u64::try_from(*s).ok().and_then(|s| acc.checked_mul(s))
+            })
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| *n <= isize::MAX as usize)
+            .ok_or(Error::InvalidParam)
+    };
+    let (src_len, dst_len) = (len_of(src_pad)?, len_of(dst_pad)?);
+    if src.is_null() || dst.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: the source buffer holds its padded shape's items and the destination buffer its
+    // own (the function's contract); a copy within one buffer is not supported by c-blosc2
+    // either, so the two do not overlap.
+    let (src, dst) = unsafe {
+        (
+            std::slice::from_raw_parts(src.cast::<u8>(), src_len),
+            std::slice::from_raw_parts_mut(dst.cast::<u8>(), dst_len),
+        )
+    };
+    slice::copy_buffer(
+        itemsize, src, src_pad, src_start, src_stop, dst, dst_pad, dst_start,
+    )?;
+    Ok(0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_copy_buffer(
+    ndim: i8,
+    itemsize: u8,
+    src: *const c_void,
+    src_pad_shape: *const i64,
+    src_start: *const i64,
+    src_stop: *const i64,
+    dst: *mut c_void,
+    dst_pad_shape: *const i64,
+    dst_start: *const i64,
+) -> c_int {
+    run(|| {
+        // SAFETY: forwarded contract.
+        unsafe {
+            copy_buffer_c(
+                ndim,
+                i32::from(itemsize),
+                src,
+                src_pad_shape,
+                src_start,
+                src_stop,
+                dst,
+                dst_pad_shape,
+                dst_start,
+            )
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_copy_buffer2(
+    ndim: i8,
+    itemsize: i32,
+    src: *const c_void,
+    src_pad_shape: *const i64,
+    src_start: *const i64,
+    src_stop: *const i64,
+    dst: *mut c_void,
+    dst_pad_shape: *const i64,
+    dst_start: *const i64,
+) -> c_int {
+    run(|| {
+        // SAFETY: forwarded contract.
+        unsafe {
+            copy_buffer_c(
+                ndim,
+                itemsize,
+                src,
+                src_pad_shape,
+                src_start,
+                src_stop,
+                dst,
+                dst_pad_shape,
+                dst_start,
+            )
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The array handle
+
+/// What C holds as a `b2nd_array_t *`: the public struct first (so both addresses agree), then
+/// an empty super-chunk that is swapped into `sc`'s handle while the core works on the array's
+/// own super-chunk (the core's `Array` owns its store; the C layer keeps it in `sc`).
+#[repr(C)]
+struct ArrayHandle {
+    c: b2nd_array_t,
+    spare: Option<Schunk>,
+}
+
+/// An empty in-memory super-chunk (what stands in `sc`'s handle during a call).
+fn placeholder() -> Result<Schunk> {
+    Schunk::new(Storage::default())
+}
+
+/// # Safety
+/// `p` is NULL or a live `b2nd_array_t *` from this module, with no other reference to it live.
+unsafe fn array_handle<'a>(p: *const b2nd_array_t) -> Result<&'a mut ArrayHandle> {
+    // SAFETY: the public struct is the first field of the repr(C) handle.
+    unsafe { p.cast_mut().cast::<ArrayHandle>().as_mut() }.ok_or(Error::NullPointer)
+}
+
+/// Rewrites the public fields of `c` from the array, as c-blosc2's `update_shape` computes
+/// them (dimensions past `ndim` are 1).
+fn fill_fields(c: &mut b2nd_array_t, a: &Array<Schunk>) -> Result<()> {
+    let g = a.geometry();
+    let n = g.ndim();
+    let strides = g.c_strides();
+    c.ndim = n as i8;
+    c.nitems = 1;
+    c.extnitems = 1;
+    c.extchunknitems = 1;
+    c.chunknitems = 1;
+    c.blocknitems = 1;
+    for i in 0..MAX_DIM {
+        if i < n {
+            c.shape[i] = g.shape[i];
+            c.chunkshape[i] = g.chunkshape[i] as i32;
+            c.blockshape[i] = g.blockshape[i] as i32;
+            c.extshape[i] = g.extshape[i];
+            c.extchunkshape[i] = g.extchunkshape[i];
+            c.item_array_strides[i] = strides.item_array[i];
+            c.item_extchunk_strides[i] = strides.item_extchunk[i];
+            c.item_chunk_strides[i] = strides.item_chunk[i];
+            c.item_block_strides[i] = strides.item_block[i];
+            c.block_chunk_strides[i] = strides.block_chunk[i];
+            c.chunk_array_strides[i] = strides.chunk_array[i];
+        } else {
+            c.shape[i] = 1;
+            c.chunkshape[i] = 1;
+            c.blockshape[i] = 1;
+            c.extshape[i] = 1;
+            c.extchunkshape[i] = 1;
+        }
+        c.nitems = c.nitems.wrapping_mul(c.shape[i]);
+        c.extnitems = c.extnitems.wrapping_mul(c.extshape[i]);
+        c.extchunknitems = c.extchunknitems.wrapping_mul(c.extchunkshape[i]);
+        c.chunknitems = c.chunknitems.wrapping_mul(c.chunkshape[i]);
+        c.blocknitems = c.blocknitems.wrapping_mul(c.blockshape[i]);
+    }
+    // SAFETY: c.dtype is NULL or a malloc'd C string of ours.
+    let current = unsafe { c_str(c.dtype) };
+    if current != a.dtype() || (c.dtype.is_null() != a.dtype().is_none()) {
+        let new = match a.dtype() {
+            Some(d) => malloc_cstring(d)?,
+            None => ptr::null_mut(),
+        };
+        // SAFETY: the old string is ours (malloc'd) and no longer referenced.
+        unsafe { libc::free(c.dtype.cast()) };
+        c.dtype = new;
+    }
+    c.dtype_format = a.dtype_format();
+    if !c.sc.is_null() {
+        // SAFETY: sc is the array's live super-chunk handle.
+        c.last_tick = unsafe { (*c.sc).change_tick };
+    }
+    Ok(())
+}
+
+/// Runs `f` on the core array behind `p`, then puts the super-chunk back in `sc`'s handle and
+/// re-syncs the public fields of both.
+///
+/// # Safety
+/// As for [`array_handle`]; `sc` is a live super-chunk handle.
+unsafe fn with_array<R>(
+    p: *const b2nd_array_t,
+    f: impl FnOnce(&mut Array<Schunk>) -> Result<R>,
+) -> Result<R> {
+    // SAFETY: forwarded contract.
+    let h = unsafe { array_handle(p) }?;
+    let sc = h.c.sc;
+    // SAFETY: sc is NULL or the array's live super-chunk handle.
+    let slot = unsafe { schunk_mut(sc) }.ok_or(Error::NullPointer)?;
+    // Checked first: a failing from_store would take the super-chunk down with it.
+    store_layout(&*slot)?;
+    let spare = match h.spare.take() {
+        Some(s) => s,
+        None => placeholder()?,
+    };
+    let store = std::mem::replace(slot, spare);
+    let mut a = Array::from_store(store)?;
+    let r = f(&mut a);
+    let filled = fill_fields(&mut h.c, &a);
+    h.spare = Some(std::mem::replace(slot, a.into_store()));
+    // SAFETY: as above; the slot reference is not used after this point.
+    unsafe { sync_mirror(sc) };
+    if !sc.is_null() {
+        // SAFETY: live handle.
+        h.c.last_tick = unsafe { (*sc).change_tick };
+    }
+    filled?;
+    r
+}
+
+/// A new C array around a super-chunk handle already holding an array.
+///
+/// # Safety
+/// `sc` is a live super-chunk handle; the new array owns it.
+unsafe fn handle_for_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t> {
+    // SAFETY: every field of b2nd_array_t is an integer or a raw pointer: all-zero is valid.
+    let c: b2nd_array_t = unsafe { std::mem::zeroed() };
+    let mut h = Box::new(ArrayHandle {
+        c,
+        spare: Some(placeholder()?),
+    });
+    h.c.sc = sc;
+    h.c.chunk_cache = chunk_cache_s {
+        data: ptr::null_mut(),
+        nchunk: -1,
+    };
+    let p: *mut b2nd_array_t = &mut h.c;
+    let raw = Box::into_raw(h);
+    // SAFETY: p points into the live box `raw`.
+    match unsafe { with_array(p, |_| Ok(())) } {
+        Ok(()) => Ok(raw.cast()),
+        Err(e) => {
+            // SAFETY: raw came from Box::into_raw above; sc stays the caller's.
+            let h = unsafe { Box::from_raw(raw) };
+            // SAFETY: the dtype is ours.
+            unsafe { libc::free(h.c.dtype.cast()) };
+            Err(e)
+        }
+    }
+}
+
+/// Gives a core array to C.
+fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
+    let sc = schunk_into_c(a.into_store());
+    if sc.is_null() {
+        return Err(Error::Failure);
+    }
+    // SAFETY: sc is the fresh handle just made; on failure it is freed here.
+    unsafe {
+        handle_for_schunk(sc).inspect_err(|_| {
+            blosc2_schunk_free(sc);
+        })
+    }
+}
+
+/// Writes a new array into `*out` (NULL `out` is an error).
+///
+/// # Safety
+/// `out` is NULL or writable.
+unsafe fn put(out: *mut *mut b2nd_array_t, a: Array<Schunk>) -> Result<c_int> {
+    if out.is_null() {
+        return Err(Error::NullPointer);
+    }
+    let p = into_c(a)?;
+    // SAFETY: non-NULL and writable per the contract.
+    unsafe { *out = p };
+    Ok(0)
+}
+
+/// The core parameters of a context.
+fn params_of(ctx: &B2ndCtx) -> Result<Params<Storage>> {
+    // SAFETY: the context's storage points at its own live copies.
+    let storage = unsafe { storage_from_c(&ctx.storage) }?;
+    Ok(Params {
+        cparams: storage.cparams.clone(),
+        dparams: storage.dparams.clone(),
+        shape: ctx.shape().to_vec(),
+        chunkshape: ctx.chunkshape().to_vec(),
+        blockshape: ctx.blockshape().to_vec(),
+        dtype: ctx.dtype.clone(),
+        dtype_format: ctx.dtype_format,
+        metalayers: ctx.metalayers.clone(),
+        options: storage,
+    })
+}
+
+/// The shared body of the constructors from a context.
+///
+/// # Safety
+/// `ctx` is NULL or a live context; `array` is NULL or writable.
+unsafe fn create(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+    make: impl FnOnce(&Params<Storage>) -> Result<Array<Schunk>>,
+) -> c_int {
+    run(|| {
+        // SAFETY: forwarded contract.
+        let ctx = unsafe { B2ndCtx::from_handle(ctx) }?;
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let a = make(&params_of(ctx)?)?;
+        // SAFETY: forwarded contract.
+        unsafe { put(array, a) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_uninit(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { create(ctx, array, Array::uninit) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_empty(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { create(ctx, array, Array::empty) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_zeros(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { create(ctx, array, Array::zeros) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_nans(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { create(ctx, array, Array::nans) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_full(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+    fill_value: *const c_void,
+) -> c_int {
+    // SAFETY: forwarded contract; the fill value holds one item of the context's typesize.
+    unsafe {
+        create(ctx, array, |p| {
+            let ts = usize::try_from(p.cparams.typesize).map_err(|_| Error::InvalidParam)?;
+            let value = in_items(fill_value.cast::<u8>(), ts.max(1))?;
+            Array::full(p, value)
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_cbuffer(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+) -> c_int {
+    if buffer.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: forwarded contract; the buffer holds buffersize bytes.
+    unsafe {
+        create(ctx, array, |p| {
+            let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+            Array::from_cbuffer(p, in_items(buffer.cast::<u8>(), len)?)
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_schunk(
+    schunk: *mut blosc2_schunk,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    run(|| {
+        if schunk.is_null() || array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: a live super-chunk handle of ours, per the contract; the array takes it.
+        let p = unsafe { handle_for_schunk(schunk) }?;
+        // SAFETY: non-NULL and writable.
+        unsafe { *array = p };
+        Ok(0)
+    })
+}
+
+/// `from_schunk` for a super-chunk this layer just opened (freed again on failure).
+///
+/// # Safety
+/// `sc` is NULL or a fresh super-chunk handle; `array` is writable.
+unsafe fn adopt(sc: *mut blosc2_schunk, array: *mut *mut b2nd_array_t, null: Error) -> c_int {
+    if sc.is_null() {
+        return null.code();
+    }
+    // SAFETY: forwarded contract.
+    let rc = unsafe { b2nd_from_schunk(sc, array) };
+    if rc < 0 {
+        // SAFETY: the array did not take the handle.
+        unsafe { blosc2_schunk_free(sc) };
+    }
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_cframe(
+    cframe: *mut u8,
+    cframe_len: i64,
+    copy: bool,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    if cframe.is_null() || array.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: forwarded contract (cframe holds cframe_len bytes).
+    unsafe {
+        let sc = blosc2_schunk_from_buffer(cframe, cframe_len, copy);
+        adopt(sc, array, Error::Failure)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
+    if urlpath.is_null() || array.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: forwarded contract.
+    unsafe { adopt(blosc2_schunk_open(urlpath), array, Error::NullPointer) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_open_offset(
+    urlpath: *const c_char,
+    array: *mut *mut b2nd_array_t,
+    offset: i64,
+) -> c_int {
+    if urlpath.is_null() || array.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: forwarded contract.
+    unsafe {
+        adopt(
+            blosc2_schunk_open_offset(urlpath, offset),
+            array,
+            Error::NullPointer,
+        )
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
+    run(|| {
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: a live array of ours, not used after this call (per the API).
+        let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
+        // SAFETY: the array owns its super-chunk handle and its malloc'd dtype.
+        unsafe {
+            blosc2_schunk_free(h.c.sc);
+            libc::free(h.c.dtype.cast());
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_to_cframe(
+    array: *const b2nd_array_t,
+    cframe: *mut *mut u8,
+    cframe_len: *mut i64,
+    needs_free: *mut bool,
+) -> c_int {
+    run(|| {
+        if array.is_null() || cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array and writable out-parameters, per the contract.
+        unsafe {
+            let len = blosc2_schunk_to_buffer((*array).sc, cframe, needs_free);
+            *cframe_len = len;
+            if len <= 0 {
+                return Err(Error::Failure);
+            }
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
+    run(|| {
+        if array.is_null() || urlpath.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: a NUL-terminated path per the contract.
+        let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: a live array per the contract.
+        unsafe {
+            with_array(array, |a| {
+                let src = a.store();
+                let options = Storage {
+                    contiguous: src.storage().contiguous,
+                    urlpath: Some(path.into()),
+                    ..Storage::default()
+                };
+                let params = Params {
+                    cparams: src.cparams().clone(),
+                    dparams: src.dparams().clone(),
+                    options,
+                    shape: a.shape().to_vec(),
+                    chunkshape: a.chunkshape(),
+                    blockshape: a.blockshape(),
+                    dtype: a.dtype().unwrap_or(meta::DEFAULT_DTYPE).to_string(),
+                    dtype_format: a.dtype_format(),
+                    metalayers: Vec::new(),
+                };
+                a.copy::<Schunk>(&params).map(drop)
+            })
+        }?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_save_append(
+    array: *const b2nd_array_t,
+    urlpath: *const c_char,
+) -> i64 {
+    if array.is_null() {
+        return Error::NullPointer.code() as i64;
+    }
+    // SAFETY: a live array per the contract.
+    unsafe { blosc2_schunk_append_file((*array).sc, urlpath) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
+    run(|| {
+        // SAFETY: a live array per the contract.
+        let sc = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?.sc;
+        // SAFETY: its live super-chunk handle.
+        let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
+        let smeta = Schunk::meta_get(sc, "b2nd")
+            .or_else(|_| Schunk::meta_get(sc, "caterva"))
+            .map_err(|_| Error::MetalayerNotFound)?;
+        let (m, _) = meta::deserialize(smeta)?;
+        let join = |v: Vec<String>| v.join(", ");
+        let first_or_zero = |v: &[String]| {
+            if v.is_empty() {
+                vec!["0".to_string()]
+            } else {
+                v.to_vec()
+            }
+        };
+        let shape: Vec<String> = m.shape.iter().map(i64::to_string).collect();
+        let chunks: Vec<String> = m.chunkshape.iter().map(i32::to_string).collect();
+        let blocks: Vec<String> = m.blockshape.iter().map(i32::to_string).collect();
+        let mut text = format!(
+            "b2nd metalayer parameters:\n Ndim:       {}\n shape:      {}\n chunkshape: {}",
+            m.ndim(),
+            join(first_or_zero(&shape)),
+            join(first_or_zero(&chunks)),
+        );
+        if let Some(d) = &m.dtype {
+            text += &format!("\n dtype: {d}");
+        }
+        text += &format!("\n blockshape: {}\n", join(first_or_zero(&blocks)));
+        let text = CString::new(text.replace('\0', "")).map_err(|_| Error::Failure)?;
+        // SAFETY: printf with a "%s" format and one NUL-terminated string; C's stdout keeps
+        // the output in order with the caller's own printf calls.
+        unsafe { libc::printf(c"%s".as_ptr(), text.as_ptr()) };
+        Ok(0)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading and writing items
+
+/// The array's ndim (0 for NULL; the caller's function reports NULL itself).
+///
+/// # Safety
+/// `p` is NULL or a live array.
+unsafe fn ndim_of(p: *const b2nd_array_t) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { p.as_ref() }.map_or(0, |a| a.ndim.clamp(0, MAX_DIM as i8) as usize)
+}
+
+/// `buffersize` bytes at `buffer` (a negative size is `InvalidParam`).
+///
+/// # Safety
+/// `buffer` is NULL or valid for `buffersize` bytes.
+unsafe fn in_buffer<'a>(buffer: *const c_void, buffersize: i64) -> Result<&'a [u8]> {
+    let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+    // SAFETY: forwarded contract.
+    unsafe { in_items(buffer.cast::<u8>(), len) }
+}
+
+/// # Safety
+/// As for [`in_buffer`], writable and not aliased.
+unsafe fn out_buffer<'a>(buffer: *mut c_void, buffersize: i64) -> Result<&'a mut [u8]> {
+    let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
+    // SAFETY: forwarded contract.
+    unsafe { out_items(buffer.cast::<u8>(), len) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_to_cbuffer(
+    array: *const b2nd_array_t,
+    buffer: *mut c_void,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() || buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; the buffer holds buffersize bytes.
+        unsafe {
+            let out = out_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.to_cbuffer(out))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
+    array: *const b2nd_array_t,
+    start: *const i64,
+    stop: *const i64,
+    buffer: *mut c_void,
+    buffershape: *const i64,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() || start.is_null() || stop.is_null() || buffershape.is_null() {
+            return Err(Error::NullPointer);
+        }
+        if buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; ndim items in each coordinate list; buffersize bytes of buffer.
+        unsafe {
+            let n = ndim_of(array);
+            let (start, stop, shape) = (
+                in_items(start, n)?,
+                in_items(stop, n)?,
+                in_items(buffershape, n)?,
+            );
+            let out = out_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.get_slice_cbuffer(start, stop, out, shape))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
+    buffer: *const c_void,
+    buffershape: *const i64,
+    buffersize: i64,
+    start: *const i64,
+    stop: *const i64,
+    array: *mut b2nd_array_t,
+) -> c_int {
+    run(|| {
+        if array.is_null() || start.is_null() || stop.is_null() || buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; ndim items in each coordinate list; buffersize bytes of buffer.
+        unsafe {
+            let n = ndim_of(array);
+            let (start, stop, shape) = (
+                in_items(start, n)?,
+                in_items(stop, n)?,
+                in_items(buffershape, n)?,
+            );
+            let data = in_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.set_slice_cbuffer(data, shape, start, stop))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
+    array: *const b2nd_array_t,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: ncoords coordinates and buffersize bytes, per the contract.
+        unsafe {
+            let coords = in_items(coords, n)?;
+            // c-blosc2 reports a coordinate outside the array as a bad parameter.
+            let nitems = (*array).nitems;
+            if coords.iter().any(|c| *c < 0 || *c >= nitems) {
+                return Err(Error::InvalidParam);
+            }
+            let out = if n == 0 {
+                &mut []
+            } else {
+                if buffer.is_null() {
+                    return Err(Error::NullPointer);
+                }
+                out_buffer(buffer, buffersize)?
+            };
+            with_array(array, |a| a.get_sparse_cbuffer(coords, out))?;
+        }
+        Ok(0)
+    })
+}
+
+/// The per-dimension index lists of an orthogonal selection, with c-blosc2's checks (an index
+/// above the extent is `InvalidIndex`; a buffer larger than the selection `InvalidParam`).
+///
+/// # Safety
+/// `selection` holds ndim pointers to `selection_size[i]` indices each.
+unsafe fn selection_of<'a>(
+    array: *const b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffersize: i64,
+) -> Result<Vec<&'a [i64]>> {
+    if array.is_null() || selection.is_null() || selection_size.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: live array.
+    let (n, typesize) = unsafe { (ndim_of(array), (*(*array).sc).typesize) };
+    // SAFETY: ndim pointers and sizes per the contract.
+    let (lists, sizes) = unsafe {
+        (
+            in_items(selection.cast_const(), n)?,
+            in_items(selection_size.cast_const(), n)?,
+        )
+    };
+    let mut out = Vec::with_capacity(n);
+    let mut sel_bytes = i64::from(typesize);
+    for (p, size) in lists.iter().zip(sizes) {
+        if p.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let len = usize::try_from(*size).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: `size` indices at `p`, per the contract.
+        out.push(unsafe { in_items(p.cast_const(), len)? });
+        sel_bytes = sel_bytes.saturating_mul(*size);
+    }
+    if sel_bytes < buffersize {
+        return Err(Error::InvalidParam);
+    }
+    Ok(out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
+    array: *const b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *mut c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        // SAFETY: per the contract (see selection_of); buffersize bytes of buffer, ndim extents.
+        unsafe {
+            let sel = selection_of(array, selection, selection_size, buffersize)?;
+            let shape = in_items(buffershape.cast_const(), ndim_of(array))?;
+            let out = out_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.get_orthogonal_selection(&sel, out, shape))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
+    array: *mut b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *const c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+) -> c_int {
+    run(|| {
+        // SAFETY: as in b2nd_get_orthogonal_selection.
+        unsafe {
+            let sel = selection_of(array, selection, selection_size, buffersize)?;
+            let shape = in_items(buffershape.cast_const(), ndim_of(array))?;
+            let data = in_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.set_orthogonal_selection(&sel, data, shape))?;
+        }
+        Ok(0)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// New arrays from arrays
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_slice(
+    ctx: *mut b2nd_context_s,
+    array: *mut *mut b2nd_array_t,
+    src: *const b2nd_array_t,
+    start: *const i64,
+    stop: *const i64,
+) -> c_int {
+    run(|| {
+        if src.is_null() || start.is_null() || stop.is_null() || array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live context and array; ndim coordinates each.
+        unsafe {
+            let ctx = B2ndCtx::from_handle(ctx)?;
+            let n = ndim_of(src);
+            let (start, stop) = (in_items(start, n)?, in_items(stop, n)?);
+            // As c-blosc2 does, the context takes the slice's shape.
+            ctx.ndim = n;
+            for d in 0..n {
+                ctx.shape[d] = stop[d].wrapping_sub(start[d]);
+            }
+            let params = params_of(ctx)?;
+            let out = with_array(src, |a| a.get_slice::<Schunk>(&params, start, stop))?;
+            put(array, out)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_copy(
+    ctx: *mut b2nd_context_s,
+    src: *const b2nd_array_t,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    run(|| {
+        if src.is_null() || array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live context and array.
+        unsafe {
+            let ctx = B2ndCtx::from_handle(ctx)?;
+            let n = ndim_of(src);
+            ctx.ndim = n;
+            let shape = (*src).shape;
+            ctx.shape[..n].copy_from_slice(&shape[..n]);
+            let params = params_of(ctx)?;
+            let out = with_array(src, |a| a.copy::<Schunk>(&params))?;
+            put(array, out)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_concatenate(
+    ctx: *mut b2nd_context_s,
+    src1: *const b2nd_array_t,
+    src2: *const b2nd_array_t,
+    axis: i8,
+    copy: bool,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    run(|| {
+        if src1.is_null() || src2.is_null() || array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live arrays (and context when copying).
+        unsafe {
+            let n = ndim_of(src1);
+            let axis = usize::try_from(axis)
+                .ok()
+                .filter(|a| *a < n)
+                .ok_or(Error::InvalidParam)?;
+            if copy {
+                let mut fresh = ptr::null_mut();
+                let rc = b2nd_copy(ctx, src1, &mut fresh);
+                if rc < 0 {
+                    return Ok(rc);
+                }
+                let joined = with_array(src2, |b| with_array(fresh, |a| a.concatenate(b, axis)));
+                if let Err(e) = joined {
+                    b2nd_free(fresh);
+                    return Err(e);
+                }
+                *array = fresh;
+            } else {
+                with_array(src2, |b| with_array(src1, |a| a.concatenate(b, axis)))?;
+                *array = src1.cast_mut();
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// Shared body of squeeze / squeeze_index / expand_dims: a new in-memory array made by `f`.
+///
+/// # Safety
+/// `array` is NULL or live; `view` is NULL or writable.
+unsafe fn view_of(
+    array: *const b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    f: impl FnOnce(&Array<Schunk>) -> Result<Array<Schunk>>,
+) -> c_int {
+    run(|| {
+        if array.is_null() || view.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: forwarded contract.
+        unsafe {
+            let out = with_array(array, |a| f(a))?;
+            put(view, out)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_squeeze_index(
+    array: *mut b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    index: *const bool,
+) -> c_int {
+    // SAFETY: ndim flags at `index`, per the contract.
+    let index = match unsafe { in_items(index, ndim_of(array)) } {
+        Ok(i) => i,
+        Err(e) => return e.code(),
+    };
+    // SAFETY: forwarded contract.
+    unsafe { view_of(array, view, |a| a.squeeze_index(index)) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_squeeze(
+    array: *mut b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { view_of(array, view, Array::squeeze) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_expand_dims(
+    array: *const b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    axis: *const bool,
+    final_dims: u8,
+) -> c_int {
+    // SAFETY: final_dims flags at `axis`, per the contract.
+    let axis = match unsafe { in_items(axis, usize::from(final_dims)) } {
+        Ok(a) => a,
+        Err(e) => return e.code(),
+    };
+    // SAFETY: forwarded contract.
+    unsafe { view_of(array, view, |a| a.expand_dims(axis)) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changing the shape
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_resize(
+    array: *mut b2nd_array_t,
+    new_shape: *const i64,
+    start: *const i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() || new_shape.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; ndim items each (start may be NULL).
+        unsafe {
+            let n = ndim_of(array);
+            let shape = in_items(new_shape, n)?;
+            let start = if start.is_null() {
+                None
+            } else {
+                Some(in_items(start, n)?)
+            };
+            with_array(array, |a| a.resize(shape, start))?;
+        }
+        Ok(0)
+    })
+}
+
+/// `axis` as a dimension of the array, or `InvalidParam`.
+///
+/// # Safety
+/// `array` is live.
+unsafe fn axis_of(array: *const b2nd_array_t, axis: i8) -> Result<usize> {
+    // SAFETY: forwarded contract.
+    let n = unsafe { ndim_of(array) };
+    usize::try_from(axis)
+        .ok()
+        .filter(|a| *a < n)
+        .ok_or(Error::InvalidParam)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_insert(
+    array: *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+    axis: i8,
+    insert_start: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() || buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; buffersize bytes of buffer.
+        unsafe {
+            let axis = axis_of(array, axis)?;
+            let data = in_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.insert(data, axis, insert_start))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_append(
+    array: *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+    axis: i8,
+) -> c_int {
+    run(|| {
+        if array.is_null() || buffer.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array; buffersize bytes of buffer.
+        unsafe {
+            let axis = axis_of(array, axis)?;
+            let data = in_buffer(buffer, buffersize)?;
+            with_array(array, |a| a.append(data, axis))?;
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_delete(
+    array: *mut b2nd_array_t,
+    axis: i8,
+    delete_start: i64,
+    delete_len: i64,
+) -> c_int {
+    run(|| {
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: live array.
+        unsafe {
+            let axis = axis_of(array, axis)?;
+            with_array(array, |a| a.delete(axis, delete_start, delete_len))?;
+        }
+        Ok(0)
+    })
+}
+
+/// Re-reads a disk-based array another handle changed: the super-chunk is refreshed
+/// (`blosc2_schunk_refresh`: 1 when it changed, 0 when current or not on disk) and the public
+/// fields follow the new shape; a changed ndim, chunk shape or block shape is `Data`. Unlike
+/// c-blosc2, the data functions do not refresh by themselves (that would re-read the frame on
+/// every call): a reader calls this to follow a writer.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
+    run(|| {
+        // SAFETY: a live array per the contract.
+        let c = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?;
+        let (ndim, chunkshape, blockshape) = (c.ndim, c.chunkshape, c.blockshape);
+        // SAFETY: its live super-chunk handle.
+        let rc = unsafe { blosc2_schunk_refresh(c.sc) };
+        if rc <= 0 {
+            return Ok(rc);
+        }
+        // SAFETY: as above.
+        let sc = unsafe { schunk_ref(c.sc) }.ok_or(Error::NullPointer)?;
+        let m = read_meta(sc)?;
+        let n = m.ndim();
+        if n != ndim as usize
+            || m.chunkshape[..] != chunkshape[..n]
+            || m.blockshape[..] != blockshape[..n]
+        {
+            return Err(Error::Data);
+        }
+        // SAFETY: a live array; with_array rewrites its fields from the refreshed super-chunk.
+        unsafe { with_array(array, |_| Ok(())) }?;
+        Ok(rc)
+    })
+}
