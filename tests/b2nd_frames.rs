@@ -217,3 +217,21 @@ fn random_reshapes_in_frames_match_memory() {
         assert_eq!(back.to_vec().unwrap(), m.to_vec().unwrap());
     }
 }
+
+#[test]
+fn zeros_frame_equals_reference() {
+    // c-blosc2 3.3.5's b2nd_zeros + b2nd_to_cframe (generator: data/b2nd_zeros_reference.c).
+    let want = include_bytes!("data/b2nd_zeros_reference.b2frame");
+    let cparams = CParams {
+        typesize: 4,
+        nthreads: 1,
+        ..CParams::default()
+    };
+    let mut p = Params::<Storage>::new(cparams, &[13, 9], &[5, 4], &[2, 3]);
+    p.options.contiguous = true;
+    p.dtype = "<i4".into();
+    let a = Array::<Schunk>::zeros(&p).unwrap();
+    assert_eq!(&a.to_cframe().unwrap()[..], &want[..]);
+    let b = Array::from_cframe(want.to_vec()).unwrap();
+    assert_eq!(b.to_vec().unwrap(), vec![0u8; 13 * 9 * 4]);
+}
