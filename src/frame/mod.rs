@@ -557,7 +557,7 @@ impl Frame {
             None => offsets::encode(&offsets)?,
         };
         let tbytes = trailer::encode(vlmetas)?;
-        let off_pos = if self.is_sparse() {
+        let off_pos = if self.is_sparse() || off_chunk.is_empty() {
             header_len
         } else {
             header_len + header.cbytes

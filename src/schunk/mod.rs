@@ -652,8 +652,14 @@ impl Schunk {
                 if frame.is_sparse() && old_offset >= 0 {
                     h.cbytes = self.cbytes - old_h.cbytes as i64;
                 }
-                let room = offsets.len() + 1;
-                let off_chunk = crate::frame::offsets::encode_with_room(&offsets, room)?;
+                // With no chunk left c-blosc2 writes no offsets index at all: the trailer
+                // follows the header (readers find it from the frame length).
+                let off_chunk = if offsets.is_empty() {
+                    Vec::new()
+                } else {
+                    let room = offsets.len() + 1;
+                    crate::frame::offsets::encode_with_room(&offsets, room)?
+                };
                 frame.commit_with(
                     h.clone(),
                     &self.metas,
