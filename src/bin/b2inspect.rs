@@ -15,7 +15,8 @@ const USAGE: &str = "usage:
   b2inspect recover DAMAGED OUT      rebuild a readable frame from a damaged contiguous frame
 FILE: a .b2frame/.b2nd file, a sparse frame directory, or a file holding one chunk.
 exit status: 0 ok, 1 verify found problems, 2 usage, 3 missing/unreadable,
-             4 not a Blosc2 file, 5 damaged";
+             4 not a Blosc2 file, 5 damaged; recover refuses (exit 2) an existing
+             output";
 
 const EXIT_PROBLEMS: u8 = 1;
 const EXIT_USAGE: u8 = 2;

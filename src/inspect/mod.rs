@@ -24,6 +24,8 @@ pub enum Failure {
     NotBlosc(String),
     /// The file looks like Blosc2 data but its structure is broken.
     Damaged(String),
+    /// The request itself cannot be carried out (an output that exists, output = input).
+    Refused(String),
 }
 
 impl Failure {
@@ -32,11 +34,15 @@ impl Failure {
             Failure::Missing(_) => 3,
             Failure::NotBlosc(_) => 4,
             Failure::Damaged(_) => 5,
+            Failure::Refused(_) => 2,
         }
     }
     pub fn message(&self) -> &str {
         match self {
-            Failure::Missing(m) | Failure::NotBlosc(m) | Failure::Damaged(m) => m,
+            Failure::Missing(m)
+            | Failure::NotBlosc(m)
+            | Failure::Damaged(m)
+            | Failure::Refused(m) => m,
         }
     }
 }
@@ -473,16 +479,16 @@ pub fn recover(damaged: &Path, out: &Path) -> Result<Recovery, Failure> {
         _ => false,
     };
     if same(damaged, out) {
-        return Err(Failure::Damaged("the output must not be the input".into()));
+        return Err(Failure::Refused("the output must not be the input".into()));
     }
+    let bytes = std::fs::read(damaged)
+        .map_err(|e| Failure::Missing(format!("{}: {e}", damaged.display())))?;
     if out.exists() {
-        return Err(Failure::Damaged(format!(
+        return Err(Failure::Refused(format!(
             "{}: already exists; recover writes a new file",
             out.display()
         )));
     }
-    let bytes = std::fs::read(damaged)
-        .map_err(|e| Failure::Missing(format!("{}: {e}", damaged.display())))?;
     if !looks_like_frame(&bytes) {
         return Err(Failure::NotBlosc(format!(
             "{}: does not start with a contiguous frame header",

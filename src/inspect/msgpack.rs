@@ -74,11 +74,11 @@ fn value(r: &mut Reader, out: &mut String, depth: usize) -> Result<()> {
         0xc0 => out.push_str("null"),
         0xc2 => out.push_str("false"),
         0xc3 => out.push_str("true"),
-        0xc4 | 0xc5 | 0xc6 => {
+        0xc4..=0xc6 => {
             let n = r.be(1 << (m - 0xc4))? as usize;
             json_bytes(out, r.take(n)?);
         }
-        0xc7 | 0xc8 | 0xc9 => {
+        0xc7..=0xc9 => {
             let n = r.be(1 << (m - 0xc7))? as usize;
             r.byte()?;
             json_bytes(out, r.take(n)?);
@@ -94,7 +94,7 @@ fn value(r: &mut Reader, out: &mut String, depth: usize) -> Result<()> {
             r.byte()?;
             json_bytes(out, r.take(1 << (m - 0xd4))?);
         }
-        0xd9 | 0xda | 0xdb => {
+        0xd9..=0xdb => {
             let n = r.be(1 << (m - 0xd9))? as usize;
             string(r, out, n)?
         }
