@@ -1,11 +1,15 @@
 //! The super-chunk as a b2nd chunk store (c-blosc2 keeps a b2nd array in a `blosc2_schunk`).
 
 use std::borrow::Cow;
+use std::path::Path;
 
+use super::array::{Array, Params};
+use super::meta::DEFAULT_DTYPE;
 use super::store::{compress_with, decompress_defined, ChunkStore};
+use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
 use crate::schunk::{Schunk, Storage};
-use crate::Result;
+use crate::{Error, Result};
 
 impl ChunkStore for Schunk {
     /// Where the super-chunk lives (its `cparams`/`dparams` are replaced by `create`'s).
@@ -86,5 +90,61 @@ impl ChunkStore for Schunk {
     }
     fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()> {
         Schunk::vlmeta_add(self, name, content, None).map(drop)
+    }
+    /// The super-chunk's own fill (what `b2nd_empty` and friends call): a frame records special
+    /// chunks in its index without chunk bytes, as c-blosc2's does.
+    fn fill_special(&mut self, nchunks: i64, kind: Special, chunk_nbytes: usize) -> Result<()> {
+        if nchunks == 0 {
+            return Ok(());
+        }
+        let chunksize = i32::try_from(chunk_nbytes).map_err(|_| Error::MaxBufsizeExceeded)?;
+        let items_per_chunk = (chunk_nbytes / ChunkStore::typesize(self)) as i64;
+        let nitems = nchunks
+            .checked_mul(items_per_chunk)
+            .ok_or(Error::MaxBufsizeExceeded)?;
+        Schunk::fill_special(self, nitems, kind, chunksize).map(drop)
+    }
+}
+
+impl Array<Schunk> {
+    /// The array in the frame file (or sparse frame directory) `urlpath` (`b2nd_open`).
+    pub fn open(urlpath: &Path) -> Result<Self> {
+        Array::from_store(Schunk::open(urlpath)?)
+    }
+
+    /// The array in the frame starting at `offset` in file `urlpath` (`b2nd_open_offset`).
+    pub fn open_offset(urlpath: &Path, offset: i64) -> Result<Self> {
+        Array::from_store(Schunk::open_offset(urlpath, offset)?)
+    }
+
+    /// The array serialised in the contiguous frame `cframe` (`b2nd_from_cframe`).
+    pub fn from_cframe(cframe: Vec<u8>) -> Result<Self> {
+        Array::from_store(Schunk::from_vec(cframe)?)
+    }
+
+    /// The array as a contiguous frame (`b2nd_to_cframe`; borrowed when it already is one).
+    pub fn to_cframe(&self) -> Result<Cow<'_, [u8]>> {
+        self.store().to_buffer()
+    }
+
+    /// Writes a copy of the array to `urlpath`, contiguous or sparse as the array's own
+    /// storage is (`b2nd_save`).
+    pub fn save(&self, urlpath: &Path) -> Result<()> {
+        let store = self.store();
+        let params = Params {
+            cparams: store.cparams().clone(),
+            dparams: store.dparams().clone(),
+            options: Storage {
+                urlpath: Some(urlpath.to_path_buf()),
+                ..store.storage().clone()
+            },
+            shape: self.shape().to_vec(),
+            chunkshape: self.chunkshape(),
+            blockshape: self.blockshape(),
+            dtype: self.dtype().unwrap_or(DEFAULT_DTYPE).to_string(),
+            dtype_format: self.dtype_format(),
+            metalayers: Vec::new(),
+        };
+        self.copy::<Schunk>(&params).map(drop)
     }
 }

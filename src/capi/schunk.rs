@@ -586,12 +586,10 @@ unsafe fn set_current_nchunk(p: *const blosc2_schunk, n: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
     run_ptr(|| {
-        let mut io = default_io();
-        let io_out = &mut io;
-        // The handle needs the io before it exists; storage_from_c_for gives both.
+        // The handle keeps the caller's blosc2_io; the storage is converted again once the
+        // handle's address (the parameters' schunk back-pointer) is known.
         // SAFETY: storage is NULL or valid per the API.
-        let (_, first_io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
-        *io_out = first_io;
+        let (_, io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
         SchunkHandle::create(io, |at| {
             // SAFETY: as above; `at` is where the handle will live.
             let (st, _) = unsafe { storage_from_c_for(storage, at) }?;
