@@ -1,6 +1,7 @@
 # Build and install rblosc2 as a drop-in libblosc2 (c-blosc2 3.3.5 ABI).
 #
-#   make install PREFIX=/some/prefix     build (cargo, release) and install
+#   make install PREFIX=/some/prefix     build (cargo, release) and install (library, headers,
+#                                        package files, bin/b2inspect)
 #   make example PREFIX=/some/prefix     compile and run examples/hello.c against that install
 #   make check-exports                   the built .so exports only the public C API
 #   make uninstall PREFIX=/some/prefix
@@ -12,6 +13,7 @@ PREFIX     ?= /usr/local
 # Both relative to PREFIX; the installed CMake and pkg-config files locate the prefix from them.
 LIBDIR     ?= lib
 INCLUDEDIR ?= include
+BINDIR     ?= bin
 DESTDIR    ?=
 CARGO      ?= cargo
 CARGO_FLAGS ?=
@@ -37,6 +39,7 @@ SUBHEADERS := blosc2-common.h blosc2-export.h blosc2-stdio.h codecs-registry.h \
 PREFIX_ABS := $(abspath $(PREFIX))
 LIB_DEST   := $(DESTDIR)$(PREFIX_ABS)/$(LIBDIR)
 INC_DEST   := $(DESTDIR)$(PREFIX_ABS)/$(INCLUDEDIR)
+BIN_DEST   := $(DESTDIR)$(PREFIX_ABS)/$(BINDIR)
 CMAKE_DEST := $(LIB_DEST)/cmake/Blosc2
 PC_DEST    := $(LIB_DEST)/pkgconfig
 # From lib/cmake/Blosc2 back up to PREFIX: one ".." per path component.
@@ -48,6 +51,7 @@ all: build
 
 build:
 	$(CARGO) build --release --locked --lib $(CARGO_FLAGS)
+	$(CARGO) build --release --locked --bins $(CARGO_FLAGS)
 
 check-exports: build
 	scripts/check-exports.sh $(TARGET_DIR)/$(SHARED)
@@ -56,7 +60,8 @@ install: build
 	@for h in $(HEADERS) $(addprefix blosc2/,$(SUBHEADERS)); do \
 	  test -f "$(HEADER_DIR)/$$h" || { echo "missing header $(HEADER_DIR)/$$h" >&2; exit 1; }; \
 	done
-	install -d $(LIB_DEST) $(INC_DEST)/blosc2 $(CMAKE_DEST) $(PC_DEST)
+	install -d $(LIB_DEST) $(INC_DEST)/blosc2 $(CMAKE_DEST) $(PC_DEST) $(BIN_DEST)
+	install -m 755 $(TARGET_DIR)/b2inspect $(BIN_DEST)/b2inspect
 	install -m 755 $(TARGET_DIR)/$(SHARED) $(LIB_DEST)/$(SHARED_REAL)
 	ln -sf $(SHARED_REAL) $(LIB_DEST)/$(SHARED_SONAME)
 	ln -sf $(SHARED_SONAME) $(LIB_DEST)/$(SHARED)
@@ -77,7 +82,7 @@ install: build
 
 uninstall:
 	rm -f $(LIB_DEST)/$(SHARED_REAL) $(LIB_DEST)/$(SHARED_SONAME) $(LIB_DEST)/$(SHARED)
-	rm -f $(LIB_DEST)/libblosc2.a $(PC_DEST)/blosc2.pc
+	rm -f $(LIB_DEST)/libblosc2.a $(PC_DEST)/blosc2.pc $(BIN_DEST)/b2inspect
 	rm -f $(CMAKE_DEST)/Blosc2Config.cmake $(CMAKE_DEST)/Blosc2ConfigVersion.cmake
 	-rmdir $(CMAKE_DEST)
 	rm -f $(addprefix $(INC_DEST)/,$(HEADERS)) $(addprefix $(INC_DEST)/blosc2/,$(SUBHEADERS))

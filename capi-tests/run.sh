@@ -81,7 +81,8 @@ test_install_layout() {
     include/blosc2/blosc2-common.h include/blosc2/blosc2-export.h include/blosc2/blosc2-stdio.h \
     include/blosc2/codecs-registry.h include/blosc2/filters-registry.h \
     include/blosc2/tuners-registry.h lib/pkgconfig/blosc2.pc \
-    lib/cmake/Blosc2/Blosc2Config.cmake lib/cmake/Blosc2/Blosc2ConfigVersion.cmake; do
+    lib/cmake/Blosc2/Blosc2Config.cmake lib/cmake/Blosc2/Blosc2ConfigVersion.cmake \
+    bin/b2inspect; do
     if [ -f "$PREFIX/$f" ]; then echo "ok $f"; else echo "missing $f"; missing=1; fi
   done
   [ "$(readlink "$LIBDIR/libblosc2.so.9")" = "libblosc2.so.$VERSION" ] || { echo "bad libblosc2.so.9 link"; missing=1; }
@@ -294,6 +295,25 @@ cmake_run() {
   tail -n 1 "$BUILD/out/cmake-$1"
 }
 
+# The C programs of examples/, built through the installed CMake package as a user's project
+# would be; each checks its own results, and b2inspect must find the files they write intact.
+examples_build() {
+  cmake -S "$REPO/examples" -B "$BUILD/examples" -DCMAKE_PREFIX_PATH="$PREFIX" &&
+    cmake --build "$BUILD/examples" -j 2
+}
+
+examples_run() {
+  local dir=$BUILD/out/examples exe
+  mkdir -p "$dir"
+  for exe in compress_ctx schunk_file b2nd_slice; do
+    loads_from "$BUILD/examples/$exe" "$LIBDIR" || return 1
+    (cd "$dir" && timeout 120 "$BUILD/examples/$exe") || return 1
+  done
+  "$PREFIX/bin/b2inspect" verify "$dir/schunk_file.b2frame" &&
+    "$PREFIX/bin/b2inspect" verify "$dir/b2nd_slice.b2nd" &&
+    "$PREFIX/bin/b2inspect" info "$dir/b2nd_slice.b2nd" | grep -q 'shape:      \[100, 80\]'
+}
+
 # ---------------------------------------------------------------------------------------------
 echo "capi-tests: prefix $PREFIX, programs: ${PROGRAMS[*]}, build dir $BUILD"
 REF=$("$HERE/get-reference.sh" 2>"$BUILD/logs/get-reference.log") || REF=
@@ -335,6 +355,8 @@ done
 run_test "cmake-default-${PROGRAMS[0]}" cmake_run "${PROGRAMS[0]}_default" static
 run_test cmake-cxx-shared cmake_run cxx_consumer_shared shared
 run_test cmake-cxx-static cmake_run cxx_consumer_static static
+run_test examples-build examples_build
+run_test examples-run examples_run
 
 if [ "$failed" != 0 ]; then
   echo "failed: ${failed_names[*]}"

@@ -12,6 +12,7 @@ pub mod error;
 pub mod filters;
 pub mod frame;
 pub mod global;
+pub mod inspect;
 pub mod schunk;
 pub mod urlpath;
 
