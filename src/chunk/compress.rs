@@ -86,7 +86,7 @@ fn compress_block(
         tid,
         &mut s.bufs,
     )?;
-    let Scratch { bufs, codec } = s;
+    let Scratch { bufs, codec, .. } = s;
     let filtered: &[u8] = match loc {
         Loc::Outer => &job.src[offset..offset + bsize],
         Loc::Buf(i) => &bufs[i][..bsize],

@@ -3,7 +3,7 @@
 use super::header::*;
 use super::params::{BlockInfo, DParams};
 use super::pipeline::{self, Backward, Loc};
-use super::scratch::{with_scratch, Scratch};
+use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, zstd::PreparedDict, Dict};
 use crate::{Error, Result};
 
@@ -260,7 +260,7 @@ impl<'a> Chunk<'a> {
             return Err(Error::Failure);
         }
         let target = pipeline::decode_target(bw.steps, bw.dparams.postfilter.is_some());
-        let Scratch { bufs, codec } = s;
+        let Scratch { bufs, codec, .. } = s;
         {
             let out: &mut [u8] = match target {
                 Loc::Outer => dest,
@@ -547,13 +547,16 @@ pub fn getitem_bytes_with(
                 chunk.check_block_start(nblock)?;
             }
         }
-        let mut dref_buf = Vec::new();
-        if chunk.has_delta() && last_block > 0 {
+        let mut dref_store = std::mem::take(&mut s.getitem_dref);
+        let mut block_store = std::mem::take(&mut s.getitem_block);
+        let dref_buf: &[u8] = if chunk.has_delta() && last_block > 0 {
             chunk.check_block_start(0)?;
-            dref_buf = vec![0u8; chunk.block_len(0)];
-            chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s)?;
-        }
-        let mut block_buf = Vec::new();
+            let d = reuse(&mut dref_store, chunk.block_len(0));
+            chunk.decode_block(&bw, 0, d, None, 0, s)?;
+            d
+        } else {
+            &[]
+        };
         let mut written = 0;
         for nblock in first_block..=last_block {
             let blen = chunk.block_len(nblock);
@@ -561,7 +564,7 @@ pub fn getitem_bytes_with(
             let from = start.max(bstart) - bstart;
             let to = stop.min(bstart + blen) - bstart;
             let dref = if nblock > 0 && chunk.has_delta() {
-                Some(&dref_buf[..])
+                Some(dref_buf)
             } else {
                 None
             };
@@ -575,21 +578,18 @@ pub fn getitem_bytes_with(
                     chunk.decode_block(&bw, nblock, out, dref, 0, s)?;
                 }
             } else {
-                // Allocated zeroed rather than resized: untouched pages of a block that a
-                // corrupt header makes huge then cost nothing.
-                if block_buf.len() < blen {
-                    block_buf = vec![0u8; blen];
-                }
-                let block = &mut block_buf[..blen];
+                let block_buf = reuse(&mut block_store, blen);
                 if h.special_raw() != 0 || h.memcpyed() {
-                    chunk.fill_plain(bstart, block)?;
+                    chunk.fill_plain(bstart, block_buf)?;
                 } else {
-                    chunk.decode_block(&bw, nblock, block, dref, 0, s)?;
+                    chunk.decode_block(&bw, nblock, block_buf, dref, 0, s)?;
                 }
-                dst[written..written + to - from].copy_from_slice(&block[from..to]);
+                dst[written..written + to - from].copy_from_slice(&block_buf[from..to]);
             }
             written += to - from;
         }
+        s.getitem_dref = dref_store;
+        s.getitem_block = block_store;
         Ok(written)
     })
 }

@@ -10,6 +10,10 @@ use std::cell::Cell;
 pub struct Scratch {
     pub bufs: [Vec<u8>; 3],
     pub codec: CodecScratch,
+    /// getitem's decoded partial block and DELTA reference block: kept across calls so that a
+    /// small getitem neither allocates nor zeroes a whole block each time.
+    pub getitem_block: Vec<u8>,
+    pub getitem_dref: Vec<u8>,
 }
 
 impl Scratch {
@@ -27,6 +31,15 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+}
+
+/// `buf` holding at least `n` bytes, grown (zeroed once) only when it is shorter; the first `n`
+/// bytes hold whatever a previous call left there, so callers overwrite all of them.
+pub fn reuse(buf: &mut Vec<u8>, n: usize) -> &mut [u8] {
+    if buf.len() < n {
+        buf.resize(n, 0);
+    }
+    &mut buf[..n]
 }
 
 /// Runs `f` with this thread's scratch.

@@ -177,7 +177,7 @@ fn decode_into(dparams: &DParams, chunk: &Chunk<'_>, nblock: usize, out: &mut [u
     let target = pipeline::decode_target(&steps, dparams.postfilter.is_some());
     with_scratch(|s| -> Result<()> {
         s.ensure(size);
-        let super::scratch::Scratch { bufs, codec } = s;
+        let super::scratch::Scratch { bufs, codec, .. } = s;
         {
             let o: &mut [u8] = match target {
                 Loc::Outer => &mut *out,
