@@ -4,7 +4,7 @@ use super::blocksize::{compute_blocksize, split_block};
 use super::header::*;
 use super::params::{BlockInfo, CParams};
 use super::pipeline::{self, Loc};
-use super::scratch::{with_scratch, Scratch};
+use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, Dict};
 use crate::{Error, Result};
 
@@ -447,24 +447,50 @@ fn compress_blocks(
     let mut bstarts = Vec::with_capacity(job.nblocks);
     let parallel = pool.is_some() && job.nblocks > 1;
     if parallel {
-        let outs = for_each_block(pool, job.nblocks, |nblock, tid| {
-            with_scratch(|s| {
-                let mut out = vec![0u8; job.max_block_out(nblock)];
-                compress_block(job, nblock, tid, &mut out, s).map(|n| {
-                    out.truncate(n);
-                    out
-                })
+        // As c-blosc2 does: each worker compresses a block into its own reused buffer and
+        // appends it to the chunk as soon as it is done, so blocks land in completion order
+        // (`bstarts` says where each one is).
+        struct Output<'d> {
+            dst: &'d mut [u8],
+            pos: usize,
+            bstarts: Vec<i32>,
+            full: bool,
+        }
+        let output = std::sync::Mutex::new(Output {
+            dst: &mut dst[..],
+            pos,
+            bstarts: vec![0; job.nblocks],
+            full: false,
+        });
+        let results = for_each_block(pool, job.nblocks, |nblock, tid| {
+            with_scratch(|s| -> Result<()> {
+                let mut out = std::mem::take(&mut s.block_out);
+                let n = reuse(&mut out, job.max_block_out(nblock)).len();
+                let r = compress_block(job, nblock, tid, &mut out[..n], s);
+                let r = r.map(|n| {
+                    let mut o = output.lock().unwrap_or_else(|e| e.into_inner());
+                    let at = o.pos;
+                    if n == 0 || o.full || at + n > o.dst.len() {
+                        o.full = true;
+                    } else {
+                        o.dst[at..at + n].copy_from_slice(&out[..n]);
+                        o.bstarts[nblock] = at as i32;
+                        o.pos = at + n;
+                    }
+                });
+                s.block_out = out;
+                r
             })
         })?;
-        for out in outs {
-            let out = out?;
-            if out.is_empty() || pos + out.len() > dst.len() {
-                return Ok(0);
-            }
-            bstarts.push(pos as i32);
-            dst[pos..pos + out.len()].copy_from_slice(&out);
-            pos += out.len();
+        for r in results {
+            r?;
         }
+        let o = output.into_inner().unwrap_or_else(|e| e.into_inner());
+        if o.full {
+            return Ok(0);
+        }
+        pos = o.pos;
+        bstarts = o.bstarts;
     } else {
         let r = with_scratch(|s| -> Result<bool> {
             for nblock in 0..job.nblocks {
