@@ -7,6 +7,9 @@
  * each other's; chunks whose size is not a multiple of the typesize have unspecified tail bytes
  * in c-blosc2 and are only decompressed). Settings the reference refuses print their error codes.
  *
+ * bytedelta_buggy (id 34, still the encoder c-blosc2 3.3.5 registers under that id): the same
+ * arrays and chunks, lossless, with and without SHUFFLE before it.
+ *
  * Not covered yet: ndcell (32), ndmean (33) - not registered in rblosc2 yet.
  */
 #include <stdint.h>
@@ -51,6 +54,20 @@ static void fill(uint8_t *p, int64_t n, uint32_t seed) {
   }
 }
 
+/* Items of a smooth integer sequence (little-endian) with a little noise, the same on every run:
+ * bytedelta turns them into small, repeating differences that compress. */
+static void fill_smooth(uint8_t *p, int64_t n, int typesize, uint32_t seed) {
+  uint32_t x = seed * 2654435761u + 1;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = i / typesize;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    uint64_t v = (uint64_t)k * 37 + (((uint64_t)k * k) >> 9) + ((x >> 28) == 0);
+    p[i] = (uint8_t)(v >> (8 * (i % typesize)));
+  }
+}
+
 /* What int_trunc leaves of little-endian unsigned integers: `zeroed` low bits cleared. */
 static void model_trunc(uint8_t *p, int64_t n, int typesize, int zeroed) {
   for (int64_t i = 0; i + typesize <= n; i += typesize) {
@@ -65,7 +82,7 @@ static void model_trunc(uint8_t *p, int64_t n, int typesize, int zeroed) {
   }
 }
 
-static blosc2_cparams cparams_with(int typesize, int8_t meta, int shuffle) {
+static blosc2_cparams cparams_with(uint8_t filter, int typesize, int8_t meta, int shuffle) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = typesize;
   cp.compcode = BLOSC_BLOSCLZ;
@@ -75,13 +92,19 @@ static blosc2_cparams cparams_with(int typesize, int8_t meta, int shuffle) {
     cp.filters[i] = 0;
     cp.filters_meta[i] = 0;
   }
-  cp.filters[4] = BLOSC_FILTER_INT_TRUNC;
+  cp.filters[4] = filter;
   cp.filters_meta[4] = (uint8_t)meta;
-  if (shuffle) cp.filters[5] = BLOSC_SHUFFLE;
+  /* int_trunc goes before SHUFFLE, bytedelta after it, as their users place them. */
+  if (shuffle && filter == BLOSC_FILTER_INT_TRUNC) cp.filters[5] = BLOSC_SHUFFLE;
+  if (shuffle && filter != BLOSC_FILTER_INT_TRUNC) cp.filters[3] = BLOSC_SHUFFLE;
   return cp;
 }
 
-static void b2nd_case(int ndim, int typesize, int8_t meta, int shuffle) {
+static const char *name(uint8_t filter) {
+  return filter == BLOSC_FILTER_INT_TRUNC ? "int_trunc" : "bytedelta_buggy";
+}
+
+static void b2nd_case(uint8_t filter, int ndim, int typesize, int8_t meta, int shuffle) {
   int64_t shape[3] = {37, 23, 11};
   int32_t chunkshape[3] = {16, 12, 6};
   int32_t blockshape[3] = {8, 5, 4};
@@ -93,18 +116,23 @@ static void b2nd_case(int ndim, int typesize, int8_t meta, int shuffle) {
   uint8_t *src = malloc(nbytes);
   uint8_t *expected = malloc(nbytes);
   uint8_t *back = malloc(nbytes);
-  fill(src, nbytes, (uint32_t)(ndim * 100 + typesize * 10 + shuffle));
+  uint32_t seed = (uint32_t)(ndim * 100 + typesize * 10 + shuffle);
+  if (filter == BLOSC_FILTER_INT_TRUNC) {
+    fill(src, nbytes, seed);
+  } else {
+    fill_smooth(src, nbytes, typesize, seed);
+  }
   memcpy(expected, src, nbytes);
-  model_trunc(expected, nbytes, typesize, zeroed);
+  if (filter == BLOSC_FILTER_INT_TRUNC) model_trunc(expected, nbytes, typesize, zeroed);
 
-  blosc2_cparams cp = cparams_with(typesize, meta, shuffle);
+  blosc2_cparams cp = cparams_with(filter, typesize, meta, shuffle);
   blosc2_storage storage = {.contiguous = true, .cparams = &cp};
   b2nd_context_t *ctx = b2nd_create_ctx(&storage, (int8_t)ndim, shape, chunkshape, blockshape,
                                         NULL, 0, NULL, 0);
   b2nd_array_t *arr = NULL;
   int rc = b2nd_from_cbuffer(ctx, &arr, src, nbytes);
-  printf("int_trunc b2nd ndim %d typesize %d meta %d shuffle %d: from_cbuffer -> %d", ndim,
-         typesize, meta, shuffle, rc);
+  printf("%s b2nd ndim %d typesize %d meta %d shuffle %d: from_cbuffer -> %d", name(filter),
+         ndim, typesize, meta, shuffle, rc);
   if (rc >= 0) {
     rc = b2nd_to_cbuffer(arr, back, nbytes);
     printf(", to_cbuffer -> %d, data %016llx, nbytes %lld", rc,
@@ -124,18 +152,23 @@ static void b2nd_case(int ndim, int typesize, int8_t meta, int shuffle) {
 }
 
 /* One chunk through blosc2_compress_ctx / blosc2_decompress_ctx: chunk checksum and result. */
-static void chunk_case(int typesize, int8_t meta, int shuffle, int32_t nbytes) {
+static void chunk_case(uint8_t filter, int typesize, int8_t meta, int shuffle, int32_t nbytes) {
   uint8_t *src = malloc(nbytes);
   uint8_t *back = malloc(nbytes);
   int32_t cap = nbytes + BLOSC2_MAX_OVERHEAD;
   uint8_t *chunk = malloc(cap);
-  fill(src, nbytes, (uint32_t)(typesize * 7 + nbytes));
-  blosc2_cparams cp = cparams_with(typesize, meta, shuffle);
+  if (filter == BLOSC_FILTER_INT_TRUNC) {
+    fill(src, nbytes, (uint32_t)(typesize * 7 + nbytes));
+  } else {
+    fill_smooth(src, nbytes, typesize, (uint32_t)(typesize * 7 + nbytes));
+  }
+  blosc2_cparams cp = cparams_with(filter, typesize, meta, shuffle);
   blosc2_context *cctx = blosc2_create_cctx(cp);
   int csize = blosc2_compress_ctx(cctx, src, nbytes, chunk, cap);
-  printf("int_trunc chunk typesize %d meta %d shuffle %d nbytes %d: compress -> %s", typesize,
-         meta, shuffle, nbytes, csize > 0 ? "ok" : "error");
-  if (csize <= 0 || nbytes % typesize == 0) printf(" %d", csize);
+  printf("%s chunk typesize %d meta %d shuffle %d nbytes %d: compress -> %s", name(filter),
+         typesize, meta, shuffle, nbytes, csize > 0 ? "ok" : "error");
+  if (csize <= 0 || (nbytes % typesize == 0 && (filter == BLOSC_FILTER_INT_TRUNC || meta == typesize)))
+    printf(" %d", csize);
   if (csize > 0) {
     blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
     blosc2_context *dctx = blosc2_create_dctx(dp);
@@ -144,11 +177,13 @@ static void chunk_case(int typesize, int8_t meta, int shuffle, int32_t nbytes) {
     /* A chunk stored raw (BLOSC_MEMCPYED) keeps the untruncated input. */
     int raw = (chunk[2] & BLOSC_MEMCPYED) != 0;
     printf(", raw %d", raw);
-    if (!raw) model_trunc(src, nbytes - nbytes % typesize, typesize, zeroed);
+    if (!raw && filter == BLOSC_FILTER_INT_TRUNC) model_trunc(src, nbytes - nbytes % typesize, typesize, zeroed);
     int body = nbytes - nbytes % typesize;
-    /* c-blosc2 leaves the bytes after the last whole item unwritten (stale scratch memory, which
-     * rblosc2 fills with the input's bytes), so only chunks without such a tail are compared. */
-    if (nbytes % typesize == 0) {
+    /* c-blosc2 leaves the bytes after the last whole item (or bytedelta stream) of a block
+     * unwritten (stale scratch memory, which rblosc2 fills with the input's bytes), so only
+     * chunks without such a tail are compared. */
+    int tail = nbytes % typesize != 0 || (filter != BLOSC_FILTER_INT_TRUNC && meta != typesize);
+    if (!tail) {
       printf(", chunk %016llx", (unsigned long long)fnv(chunk, csize));
     } else {
       printf(", csize %s", csize >= nbytes ? "raw" : "compressed");
@@ -167,6 +202,7 @@ static void chunk_case(int typesize, int8_t meta, int shuffle, int32_t nbytes) {
 
 int main(void) {
   blosc2_init();
+  const uint8_t T = BLOSC_FILTER_INT_TRUNC, B = BLOSC_FILTER_BYTEDELTA_BUGGY;
   const int typesizes[4] = {1, 2, 4, 8};
   for (int t = 0; t < 4; t++) {
     int ts = typesizes[t];
@@ -174,21 +210,29 @@ int main(void) {
     for (int ndim = 2; ndim <= 3; ndim++) {
       for (int m = 0; m < 3; m++) {
         for (int shuffle = 0; shuffle <= 1; shuffle++) {
-          b2nd_case(ndim, ts, metas[m], shuffle);
+          b2nd_case(T, ndim, ts, metas[m], shuffle);
         }
       }
+      /* bytedelta_buggy's streams are the typesize's bytes (filters_meta = typesize). */
+      for (int shuffle = 0; shuffle <= 1; shuffle++) b2nd_case(B, ndim, ts, (int8_t)ts, shuffle);
     }
     for (int m = 0; m < 3; m++) {
-      chunk_case(ts, metas[m], 1, 40000);
-      chunk_case(ts, metas[m], 0, 40000 + ts / 2);
+      chunk_case(T, ts, metas[m], 1, 40000);
+      chunk_case(T, ts, metas[m], 0, 40000 + ts / 2);
     }
+    /* Stream lengths that are and are not multiples of 16 (where the old kernel restarts). */
+    chunk_case(B, ts, (int8_t)ts, 1, 40000);
+    chunk_case(B, ts, (int8_t)ts, 1, ts * 2507);
+    chunk_case(B, ts, (int8_t)ts, 0, ts * 1001);
   }
+  chunk_case(B, 4, 3, 1, 3000);
+  chunk_case(B, 2, 2, 1, 38);
   /* Settings c-blosc2 refuses: the whole element zeroed, a width beyond it, other typesizes. */
-  chunk_case(1, 0, 0, 1000);
-  chunk_case(2, -16, 0, 1000);
-  chunk_case(4, 40, 0, 1000);
-  chunk_case(3, 5, 0, 999);
-  chunk_case(16, 5, 0, 1600);
+  chunk_case(T, 1, 0, 0, 1000);
+  chunk_case(T, 2, -16, 0, 1000);
+  chunk_case(T, 4, 40, 0, 1000);
+  chunk_case(T, 3, 5, 0, 999);
+  chunk_case(T, 16, 5, 0, 1600);
 
   printf("%d checks, %d failures\n", checks, failures);
   blosc2_destroy();
