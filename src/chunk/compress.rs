@@ -192,8 +192,8 @@ pub fn validate(params: &CParams) -> Result<()> {
     for (i, &f) in params.filters.iter().enumerate() {
         let usable = match f {
             NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC => true,
-            // bytedelta needs its number of streams in filters_meta.
-            pipeline::BYTEDELTA => params.filters_meta[i] != 0,
+            // both bytedeltas need their number of streams in filters_meta.
+            pipeline::BYTEDELTA | pipeline::BYTEDELTA_BUGGY => params.filters_meta[i] != 0,
             _ => params.user_filters.iter().any(|(id, _)| *id == f),
         };
         if !usable {

@@ -6,6 +6,7 @@ pub mod decompress;
 pub mod header;
 pub mod params;
 pub mod pipeline;
+pub mod plugins;
 pub mod registry;
 pub mod runner;
 pub mod scratch;

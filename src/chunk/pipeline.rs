@@ -11,7 +11,7 @@ use super::scratch::pair_mut;
 use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
 use crate::{Error, Result};
 
-/// Id of the bytedelta filter (registered plugin id in c-blosc2).
+/// Ids of the bytedelta filters (registered plugin ids in c-blosc2): the old one and the fixed one.
 pub const BYTEDELTA_BUGGY: u8 = 34;
 pub const BYTEDELTA: u8 = 35;
 /// Filters with ids above this are plugins or user-defined.
@@ -59,6 +59,10 @@ fn forward_one(
         DELTA => delta::delta_encode(chunk_src, offset, src, typesize, dst),
         TRUNC_PREC => trunc_prec::truncate_precision(meta as i8, typesize, src, dst)?,
         BYTEDELTA => bytedelta::bytedelta_forward(bytedelta_streams(typesize, meta), src, dst)?,
+        // c-blosc2 3.3.5 still registers the old encoder under id 34, so it writes such chunks.
+        BYTEDELTA_BUGGY => {
+            bytedelta::bytedelta_buggy_forward(bytedelta_streams(typesize, meta), src, dst)?
+        }
         f if f > DEFINED_FILTERS_STOP => {
             let uf = params
                 .user_filters

@@ -4,7 +4,7 @@
 //! Contexts look entries up when they are created: a compression context takes the codec and
 //! filters its parameters name, a decompression context takes every entry (a chunk may name any).
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, LazyLock, RwLock};
 
 use super::params::{UserCodec, UserFilter};
 use crate::{Error, Result};
@@ -36,7 +36,9 @@ pub struct FilterEntry {
 }
 
 static CODECS: RwLock<Vec<CodecEntry>> = RwLock::new(Vec::new());
-static FILTERS: RwLock<Vec<FilterEntry>> = RwLock::new(Vec::new());
+/// Starts with the filters c-blosc2 registers at init, so no caller can see it without them.
+static FILTERS: LazyLock<RwLock<Vec<FilterEntry>>> =
+    LazyLock::new(|| RwLock::new(super::plugins::builtin_filters()));
 
 /// Shared registration rule of both registries: the user range only; an id already taken under
 /// the same name is accepted again (nothing changes), under another name it is refused.
@@ -185,5 +187,10 @@ mod tests {
         assert_eq!(register_filter(filter(251, "x")), Err(Error::Failure));
         assert!(super::filter(251).is_some());
         assert!(all_filters().iter().any(|(id, _)| *id == 251));
+        assert_eq!(super::filter(36).map(|f| f.name), Some("int_trunc".into()));
+        assert_eq!(
+            register_filter(filter(36, "int_trunc")),
+            Err(Error::Failure)
+        );
     }
 }

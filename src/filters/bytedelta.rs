@@ -129,7 +129,7 @@ pub fn bytedelta_backward(typesize: usize, src: &[u8], dst: &mut [u8]) -> Result
     backward(typesize, src, dst, false)
 }
 
-/// Encoding as the buggy bytedelta (id 34) did it; only useful to produce test data.
+/// Encoding of the buggy bytedelta (id 34), as c-blosc2 3.3.5 still writes it.
 pub fn bytedelta_buggy_forward(typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
     forward(typesize, src, dst, true)
 }

@@ -9,6 +9,7 @@ pub mod bitshuffle;
 pub mod bytedelta;
 mod cpu;
 pub mod delta;
+pub mod int_trunc;
 pub mod shuffle;
 #[cfg(test)]
 mod testutil;
