@@ -426,6 +426,9 @@ fn train_dict(job: &BlockJob<'_>) -> Result<Vec<u8>> {
     codecs::zstd::train_dict(&filtered, &[sample; 8], max_size)
 }
 
+/// The most memory a thread keeps in `Scratch::block_outs` between parallel compressions.
+const MAX_KEPT_BLOCK_BUFFERS: usize = 16 << 20;
+
 /// Compresses all blocks after the header; 0 when the result does not fit in `dst`.
 fn compress_blocks(
     job: &BlockJob<'_>,
@@ -447,50 +450,41 @@ fn compress_blocks(
     let mut bstarts = Vec::with_capacity(job.nblocks);
     let parallel = pool.is_some() && job.nblocks > 1;
     if parallel {
-        // As c-blosc2 does: each worker compresses a block into its own reused buffer and
-        // appends it to the chunk as soon as it is done, so blocks land in completion order
-        // (`bstarts` says where each one is).
-        struct Output<'d> {
-            dst: &'d mut [u8],
-            pos: usize,
-            bstarts: Vec<i32>,
-            full: bool,
-        }
-        let output = std::sync::Mutex::new(Output {
-            dst: &mut dst[..],
-            pos,
-            bstarts: vec![0; job.nblocks],
-            full: false,
-        });
-        let results = for_each_block(pool, job.nblocks, |nblock, tid| {
-            with_scratch(|s| -> Result<()> {
-                let mut out = std::mem::take(&mut s.block_out);
-                let n = reuse(&mut out, job.max_block_out(nblock)).len();
-                let r = compress_block(job, nblock, tid, &mut out[..n], s);
-                let r = r.map(|n| {
-                    let mut o = output.lock().unwrap_or_else(|e| e.into_inner());
-                    let at = o.pos;
-                    if n == 0 || o.full || at + n > o.dst.len() {
-                        o.full = true;
-                    } else {
-                        o.dst[at..at + n].copy_from_slice(&out[..n]);
-                        o.bstarts[nblock] = at as i32;
-                        o.pos = at + n;
-                    }
-                });
-                s.block_out = out;
-                r
-            })
+        // Each block goes into its own buffer (reused across calls by this thread), then the
+        // blocks are copied into the chunk in block order: the chunk is the same bytes whatever
+        // the number of threads (c-blosc2's is not: it appends blocks as they finish).
+        let mut outs = with_scratch(|s| std::mem::take(&mut s.block_outs));
+        outs.resize_with(job.nblocks, Vec::new);
+        let slots: Vec<std::sync::Mutex<Vec<u8>>> =
+            outs.into_iter().map(std::sync::Mutex::new).collect();
+        let sizes = for_each_block(pool, job.nblocks, |nblock, tid| {
+            let mut out = slots[nblock].lock().unwrap_or_else(|e| e.into_inner());
+            let need = job.max_block_out(nblock);
+            with_scratch(|s| compress_block(job, nblock, tid, reuse(&mut out, need), s))
         })?;
-        for r in results {
-            r?;
+        let outs: Vec<Vec<u8>> = slots
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        let mut fits = true;
+        for (out, n) in outs.iter().zip(sizes) {
+            let n = n?;
+            if n == 0 || pos + n > dst.len() {
+                fits = false;
+                break;
+            }
+            bstarts.push(pos as i32);
+            dst[pos..pos + n].copy_from_slice(&out[..n]);
+            pos += n;
         }
-        let o = output.into_inner().unwrap_or_else(|e| e.into_inner());
-        if o.full {
+        // Keep the buffers for the next call unless they hold a lot of memory.
+        let kept: usize = outs.iter().map(Vec::capacity).sum();
+        if kept <= MAX_KEPT_BLOCK_BUFFERS {
+            with_scratch(|s| s.block_outs = outs);
+        }
+        if !fits {
             return Ok(0);
         }
-        pos = o.pos;
-        bstarts = o.bstarts;
     } else {
         let r = with_scratch(|s| -> Result<bool> {
             for nblock in 0..job.nblocks {

@@ -14,9 +14,10 @@ pub struct Scratch {
     /// small getitem neither allocates nor zeroes a whole block each time.
     pub getitem_block: Vec<u8>,
     pub getitem_dref: Vec<u8>,
-    /// A block's compressed streams when blocks are compressed in parallel, before they are
-    /// copied into the chunk: reused so that no call maps and faults in fresh pages per block.
-    pub block_out: Vec<u8>,
+    /// Blocks compressed in parallel, one buffer a block, before they are copied into the
+    /// chunk in block order: kept by the calling thread and reused, so that no call maps and
+    /// faults in fresh pages for every block.
+    pub block_outs: Vec<Vec<u8>>,
 }
 
 impl Scratch {
