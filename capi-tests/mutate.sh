@@ -7,8 +7,8 @@
 # read completely in its own forked child (see mutate_open.c); the suite fails on any crash,
 # abort, hang or inconsistent size.
 #
-#   MUTATE_PER_SEED   mutants per seed file or directory (default 400: about 20 000 in all,
-#                     a few minutes on 2 cores); raise it for a longer run
+#   MUTATE_PER_SEED   mutants per seed file or directory (default 400: about 24 000 in all,
+#                     a few minutes on 2 idle cores); raise it for a longer run
 #   MUTATE_JOBS       seeds run in parallel (default 2)
 #   MUTATE_OUT        where failing mutants are kept (default: a fresh temporary directory)
 #   MUTATE_FIRST      index of the first mutant (default 0), to explore further mutants
@@ -55,10 +55,13 @@ if [ -d "$HERE/mutants" ] && [ -n "$(ls -A "$HERE/mutants")" ]; then
   fi
 fi
 
-# Seeds: the data files (not the C sources and notes next to them) and sparse-frame directories.
-mapfile -t SEED_FILES < <(find "$REPO/tests/data" -type f ! -name '*.c' ! -name '*.txt' \
-  ! -path '*.b2frame/*' -size -512k | sort)
-mapfile -t SEED_DIRS < <(find "$REPO/tests/data" -type d -name '*.b2frame' | sort)
+# Seeds: the data files (not the C sources and notes next to them) and sparse-frame directories,
+# and what the driver writes with this library (chunks of each codec and filter, frames with
+# metalayers, vlmetalayers and special chunks, a b2nd array, a sparse frame).
+rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds" && "$DRIVER" write-seeds "$OUT/seeds" || exit 1
+mapfile -t SEED_FILES < <(find "$REPO/tests/data" "$OUT/seeds" -type f ! -name '*.c' \
+  ! -name '*.txt' ! -path '*.b2frame/*' -size -512k | sort)
+mapfile -t SEED_DIRS < <(find "$REPO/tests/data" "$OUT/seeds" -type d -name '*.b2frame' | sort)
 
 echo "mutation suite: ${#SEED_FILES[@]} seed files, ${#SEED_DIRS[@]} sparse frames," \
   "$PER_SEED mutants each from #$FIRST, $JOBS jobs, output in $OUT"

@@ -6,6 +6,7 @@
  *                                      for regression cases and valgrind
  *   mutate_open mutate SEED N [FIRST]  mutants FIRST..FIRST+N-1 of the file SEED
  *   mutate_open mutate-dir DIR N [FIRST]  mutants of the files of the sparse frame DIR
+ *   mutate_open write-seeds DIR        write seed inputs with this library into DIR
  *
  * "Reading completely" tries every interpretation on every file, since a mutant of one kind
  * of input may well parse as another: a chunk (cbuffer_sizes/validate/metainfo, decompress,
@@ -23,6 +24,7 @@
  */
 #include <blosc2.h>
 #include <b2nd.h>
+#include <blosc2/filters-registry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -235,6 +237,76 @@ static void read_path(const char *path) {
     read_buffer(buf, len, path);
     free(buf);
   }
+}
+
+
+/* ---- seeds written by the library under test ---------------------------------------------- */
+
+/* Chunks with each codec and filter, a frame with metalayers, vlmetalayers and a special chunk,
+ * a b2nd array, a sparse frame: inputs with parts the data files of tests/data lack. */
+static void write_seeds(const char *dir) {
+  blosc2_init();
+  static int32_t data[4096];
+  for (int i = 0; i < 4096; i++) data[i] = (i * 37) % 1000 + (i / 64) * 11;
+  static uint8_t chunk[sizeof data + BLOSC2_MAX_OVERHEAD];
+  const char *codecs[] = {"blosclz", "lz4", "lz4hc", "zlib", "zstd"};
+  const int filters[] = {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE, BLOSC_DELTA,
+                         BLOSC_TRUNC_PREC, BLOSC_FILTER_BYTEDELTA};
+  char path[PATH_ROOM];
+  for (int c = 0; c < 5; c++) {
+    for (int f = 0; f < 6; f++) {
+      if (c != 0 && f != 1 && f != 5) continue;
+      blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
+      cparams.typesize = 4;
+      cparams.nthreads = 1;
+      cparams.compcode = (uint8_t)blosc2_compname_to_compcode(codecs[c]);
+      cparams.filters[BLOSC2_MAX_FILTERS - 1] = (uint8_t)filters[f];
+      cparams.filters_meta[BLOSC2_MAX_FILTERS - 1] = filters[f] == BLOSC_TRUNC_PREC ? 20 : 0;
+      cparams.blocksize = 2048;
+      blosc2_context *cctx = blosc2_create_cctx(cparams);
+      int n = blosc2_compress_ctx(cctx, data, sizeof data, chunk, sizeof chunk);
+      blosc2_free_ctx(cctx);
+      if (n <= 0) continue;
+      snprintf(path, sizeof path, "%s/chunk-%s-%d.cdata", dir, codecs[c], filters[f]);
+      spill(path, chunk, n);
+    }
+  }
+  blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
+  cparams.typesize = 4;
+  cparams.nthreads = 1;
+  for (int sparse = 0; sparse < 2; sparse++) {
+    snprintf(path, sizeof path, "%s/%s", dir, sparse ? "written-sframe.b2frame" : "written.b2frame");
+    blosc2_storage storage = {.contiguous = !sparse, .urlpath = path, .cparams = &cparams};
+    blosc2_remove_urlpath(path);
+    blosc2_schunk *schunk = blosc2_schunk_new(&storage);
+    if (schunk == NULL) die("schunk_new");
+    uint8_t meta[] = {0x93, 1, 2, 3};
+    blosc2_meta_add(schunk, "meta1", meta, sizeof meta);
+    uint8_t meta2[] = {0xa2, 'h', 'i'};
+    blosc2_meta_add(schunk, "second", meta2, sizeof meta2);
+    uint8_t vl[] = {0xa3, 'a', 'b', 'c'};
+    blosc2_vlmeta_add(schunk, "vl1", vl, sizeof vl, NULL);
+    blosc2_vlmeta_add(schunk, "vl2", (uint8_t *)data, 64, NULL);
+    blosc2_schunk_append_buffer(schunk, data, 4096);
+    blosc2_schunk_append_buffer(schunk, data + 1024, 4096);
+    int n = blosc2_chunk_zeros(cparams, 4096, chunk, sizeof chunk);
+    if (n > 0) blosc2_schunk_append_chunk(schunk, chunk, true);
+    blosc2_schunk_append_buffer(schunk, data + 2048, 4096);
+    blosc2_schunk_free(schunk);
+  }
+  int64_t shape[3] = {10, 12, 9};
+  int32_t chunkshape[3] = {5, 6, 4};
+  int32_t blockshape[3] = {2, 3, 2};
+  snprintf(path, sizeof path, "%s/written.b2nd", dir);
+  blosc2_remove_urlpath(path);
+  blosc2_storage storage = {.contiguous = true, .urlpath = path, .cparams = &cparams};
+  b2nd_context_t *ctx = b2nd_create_ctx(&storage, 3, shape, chunkshape, blockshape, "<i4", 0,
+                                        NULL, 0);
+  b2nd_array_t *array = NULL;
+  if (ctx == NULL || b2nd_from_cbuffer(ctx, &array, data, 10 * 12 * 9 * 4) < 0) die("b2nd");
+  b2nd_free(array);
+  b2nd_free_ctx(ctx);
+  blosc2_destroy();
 }
 
 /* ---- mutants ------------------------------------------------------------------------------ */
@@ -524,6 +596,10 @@ int main(int argc, char **argv) {
     blosc2_destroy();
     return 0;
   }
+  if (argc == 3 && strcmp(argv[1], "write-seeds") == 0) {
+    write_seeds(argv[2]);
+    return 0;
+  }
   uint64_t n = 0, first = 0;
   if (argc >= 4 && strcmp(argv[1], "mutate") == 0) {
     parse_range(argc, argv, 3, &n, &first);
@@ -534,7 +610,8 @@ int main(int argc, char **argv) {
     return mutate_dir(argv[2], n, first);
   }
   fprintf(stderr,
-          "usage: %s read PATH... | mutate SEED N [FIRST] | mutate-dir DIR N [FIRST]\n",
+          "usage: %s read PATH... | mutate SEED N [FIRST] | mutate-dir DIR N [FIRST] |"
+          " write-seeds DIR\n",
           argv[0]);
   return 2;
 }
