@@ -202,7 +202,15 @@ impl Schunk {
     /// Opens the super-chunk in a cframe buffer. `copy` false keeps the buffer shared (no
     /// copy until the super-chunk is modified); true loads its chunks into a plain list.
     pub fn from_buffer(bytes: SharedBytes, copy: bool) -> Result<Schunk> {
+        #[cfg(test)]
+        crate::fault::hit("schunk::from_buffer");
+        // c-blosc2 checks the magic of in-memory frames only (after parsing the rest), so a
+        // file or sparse-frame index with a damaged magic still opens, as it does there.
+        let has_magic = (*bytes).as_ref().get(2..10) == Some(b"b2frame\0".as_slice());
         let opened = Frame::from_memory(MemStore::Shared(bytes))?;
+        if !has_magic {
+            return Err(Error::Failure);
+        }
         let sc = Schunk::from_opened(opened, Storage::default())?;
         if copy {
             return sc.into_chunk_list();
