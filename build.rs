@@ -102,11 +102,7 @@ const HEADERS: &[Header] = &[
     Header {
         path: "blosc2/blosc2-stdio.h",
         guard: "BLOSC_BLOSC2_BLOSC2_STDIO_H",
-        srcs: &[
-            "src/capi/types.rs",
-            "src/capi/stdio.rs",
-            "src/capi/pending/stdio.rs",
-        ],
+        srcs: &["src/capi/types.rs", "src/capi/stdio.rs"],
         own: &[
             "blosc2_stdio_file",
             "blosc2_stdio_params",

@@ -147,7 +147,17 @@ static void lifecycle(const char *name, bool contiguous, const char *urlpath) {
   free(chunk2);
   seeds[6] = 3;
   cb = blosc2_schunk_get_lazychunk(sc, 1, &chunk, &needs_free);
-  printf("get_lazychunk 1 -> %s\n", cb > 0 ? "ok" : "error");
+  printf("get_lazychunk 1 -> %d needs_free=%d hash=%016llx\n", cb, needs_free,
+         cb > 0 ? (unsigned long long)fnv(chunk, cb) : 0ull);
+  {
+    /* a lazy chunk decompresses through the super-chunk's dctx */
+    int32_t out[CHUNKITEMS], want[CHUNKITEMS];
+    fill(want, CHUNKITEMS, 2);
+    int rc = blosc2_decompress_ctx(sc->dctx, chunk, cb, out, sizeof(out));
+    printf("decompress lazychunk with dctx -> %d same=%d\n", rc, memcmp(out, want, sizeof(out)) == 0);
+    rc = blosc2_getitem_ctx(sc->dctx, chunk, cb, 4000, 10, out, sizeof(out));
+    printf("getitem lazychunk with dctx -> %d same=%d\n", rc, memcmp(out, want + 4000, 40) == 0);
+  }
   if (needs_free) free(chunk);
 
   /* append_chunk without copy: the super-chunk takes the malloc'd chunk */
@@ -471,6 +481,9 @@ static void slices_and_vlblocks(void) {
   int32_t chunkshape[2] = {4, 5}, blockshape[2] = {2, 5};
   int mlen = b2nd_meta(meta, 2, shape, chunkshape, blockshape, "<i4");
   printf("meta_add b2nd -> %d\n", blosc2_meta_add(sc, "b2nd", meta, mlen));
+  /* its 3 x 3 chunks of 4 x 5 items (c-blosc2 sizes the index list by the chunks present) */
+  printf("fill_special -> %lld\n",
+         (long long)blosc2_schunk_fill_special(sc, 9 * 20, BLOSC2_SPECIAL_ZERO, 20 * TS));
   int64_t s1[2] = {1, 2}, e1[2] = {9, 11};
   int64_t s2[2] = {4, 5}, e2[2] = {8, 10};
   int64_t s3[2] = {0, 0}, e3[2] = {10, 12};
@@ -499,6 +512,112 @@ static void slices_and_vlblocks(void) {
     if (rc > 0) free(dest);
   }
   blosc2_schunk_free(sc);
+}
+
+static void mmap_io(void) {
+  printf("== mmap io\n");
+  const char *urlpath = "lifecycle_mmap.b2frame";
+  blosc2_remove_urlpath(urlpath);
+  blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
+  mm.mode = "w+";
+  mm.initial_mapping_size = 4096; /* small: appends remap */
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mm};
+  blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
+  cparams.typesize = TS;
+  blosc2_storage storage = {.contiguous = true, .urlpath = (char *)urlpath, .cparams = &cparams,
+                            .io = &io};
+  blosc2_schunk *sc = blosc2_schunk_new(&storage);
+  CHECK(sc != NULL);
+  if (sc == NULL) return;
+  int32_t buf[CHUNKITEMS];
+  int seeds[8];
+  for (int i = 0; i < 8; i++) {
+    fill(buf, CHUNKITEMS, i + 1);
+    seeds[i] = i + 1;
+    blosc2_schunk_append_buffer(sc, buf, sizeof(buf));
+  }
+  fields("mmap w+", sc);
+  check_data("mmap w+", sc, seeds);
+  print_frame("mmap w+", sc);
+  int64_t len = blosc2_schunk_frame_len(sc);
+  blosc2_schunk_free(sc);
+  printf("after free: mapped=%d\n", mm.addr != NULL);
+  FILE *f = fopen(urlpath, "rb");
+  fseek(f, 0, SEEK_END);
+  printf("file size matches frame_len: %d\n", ftell(f) == len);
+  fclose(f);
+
+  blosc2_stdio_mmap mr = BLOSC2_STDIO_MMAP_DEFAULTS;
+  mr.mode = "r";
+  blosc2_io ior = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mr};
+  sc = blosc2_schunk_open_udio(urlpath, &ior);
+  CHECK(sc != NULL);
+  if (sc) {
+    fields("mmap r", sc);
+    check_data("mmap r", sc, seeds);
+    blosc2_schunk_free(sc);
+  }
+
+  /* copy-on-write: changes stay in memory */
+  blosc2_stdio_mmap mc = BLOSC2_STDIO_MMAP_DEFAULTS;
+  mc.mode = "c";
+  mc.initial_mapping_size = 1 << 20;
+  blosc2_io ioc = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mc};
+  sc = blosc2_schunk_open_udio(urlpath, &ioc);
+  CHECK(sc != NULL);
+  if (sc) {
+    fill(buf, CHUNKITEMS, 50);
+    uint8_t *c = malloc(sizeof(buf) + BLOSC2_MAX_OVERHEAD);
+    blosc2_compress_ctx(sc->cctx, buf, sizeof(buf), c, sizeof(buf) + BLOSC2_MAX_OVERHEAD);
+    printf("mmap c update_chunk -> %lld\n", (long long)blosc2_schunk_update_chunk(sc, 0, c, false));
+    int cseeds[8];
+    memcpy(cseeds, seeds, sizeof(seeds));
+    cseeds[0] = 50;
+    check_data("mmap c", sc, cseeds);
+    blosc2_schunk_free(sc);
+  }
+  sc = blosc2_schunk_open(urlpath);
+  CHECK(sc != NULL);
+  if (sc) {
+    check_data("file unchanged after c", sc, seeds);
+    blosc2_schunk_free(sc);
+  }
+  blosc2_remove_urlpath(urlpath);
+}
+
+static void refresh_and_lock(void) {
+  printf("== refresh and lock\n");
+  const char *urlpath = "lifecycle_refresh.b2frame";
+  blosc2_remove_urlpath(urlpath);
+  blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
+  cparams.typesize = TS;
+  blosc2_storage storage = {.contiguous = true, .urlpath = (char *)urlpath, .cparams = &cparams};
+  blosc2_schunk *writer = blosc2_schunk_new(&storage);
+  int32_t buf[CHUNKITEMS];
+  fill(buf, CHUNKITEMS, 1);
+  blosc2_schunk_append_buffer(writer, buf, sizeof(buf));
+  blosc2_schunk *reader = blosc2_schunk_open(urlpath);
+  printf("reader nchunks=%lld\n", (long long)reader->nchunks);
+  printf("refresh unchanged -> %d\n", blosc2_schunk_refresh(reader));
+  fill(buf, CHUNKITEMS, 2);
+  blosc2_schunk_append_buffer(writer, buf, sizeof(buf));
+  int refreshed = blosc2_schunk_refresh(reader);
+  printf("refresh after append -> %d nchunks=%lld nbytes=%lld\n", refreshed,
+         (long long)reader->nchunks, (long long)reader->nbytes);
+  printf("refresh again -> %d\n", blosc2_schunk_refresh(reader));
+  int seeds[2] = {1, 2};
+  check_data("refreshed", reader, seeds);
+  int locked = blosc2_schunk_lock(writer);
+  printf("lock -> %d, unlock -> %d\n", locked, blosc2_schunk_unlock(writer));
+  blosc2_schunk_free(reader);
+  blosc2_schunk_free(writer);
+  blosc2_storage mem = {.contiguous = false, .cparams = &cparams};
+  blosc2_schunk *m = blosc2_schunk_new(&mem);
+  printf("refresh in memory -> %d\n", blosc2_schunk_refresh(m));
+  locked = blosc2_schunk_lock(m);
+  printf("lock in memory -> %d, unlock -> %d\n", locked, blosc2_schunk_unlock(m));
+  blosc2_schunk_free(m);
+  blosc2_remove_urlpath(urlpath);
 }
 
 static void errors(void) {
@@ -558,7 +677,12 @@ static int64_t uread(void **ptr, int64_t size, int64_t nitems, int64_t position,
   return blosc2_stdio_read(ptr, size, nitems, position, stream);
 }
 static int utruncate(void *stream, int64_t size) { return blosc2_stdio_truncate(stream, size); }
-static int udestroy(void *params) { (void)params; return 0; }
+static int n_destroy;
+static int udestroy(void *params) {
+  (void)params;
+  n_destroy++;
+  return 0;
+}
 
 static void user_io(void) {
   printf("== user io\n");
@@ -605,6 +729,7 @@ static void user_io(void) {
     blosc2_schunk_free(sc);
   }
   blosc2_io bad = {.id = 222, .name = "missing", .params = NULL};
+  printf("destroy calls: %d\n", n_destroy);
   printf("open_udio unregistered -> %s\n",
          blosc2_schunk_open_udio("user_io.b2frame", &bad) == NULL ? "NULL" : "?");
   blosc2_remove_urlpath("user_io.b2frame");
@@ -635,6 +760,8 @@ int main(void) {
   buffers();
   specials();
   slices_and_vlblocks();
+  mmap_io();
+  refresh_and_lock();
   errors();
   user_io();
   blosc2_destroy();

@@ -8,7 +8,10 @@
 //! mutation that caused it. A mutant taking more than 5 s counts as a hang.
 //!
 //! `CHUNK_MUTANTS` sets the number of mutants per generated chunk (default 1200; the compat files,
-//! which decompress to 4 MB, get a sixth of that), e.g. `CHUNK_MUTANTS=10` under valgrind.
+//! which decompress to 4 MB, get a sixth of that), e.g. `CHUNK_MUTANTS=10` under valgrind;
+//! `CHUNK_MUTANTS_SEED` (an integer) draws another set of mutants, to look for new failures;
+//! `CHUNK_MUTANTS_DUMP=DIR` writes every mutant with our decompress result into DIR, for
+//! `capi-tests/mutant_codes.c` to compare with c-blosc2's error codes.
 
 use blosc2::chunk::header::{
     ChunkHeader, Special, BITSHUFFLE, DELTA, EXTENDED_HEADER_LENGTH, MIN_HEADER_LENGTH, SHUFFLE,
@@ -503,7 +506,11 @@ fn mutated_chunks_never_panic() {
     let mut failures = Vec::new();
     let mut total = 0usize;
     let started = Instant::now();
-    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let seed = std::env::var("CHUNK_MUTANTS_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x0123_4567_89ab_cdef_u64);
+    let mut rng = Rng(seed | 1);
     for s in &corpus {
         // Room for a mutated nbytes up to twice the real one.
         let mut out = vec![0u8; 2 * s.nbytes + 64];
@@ -515,6 +522,16 @@ fn mutated_chunks_never_panic() {
                 what += &mutate(&mut rng, &mut chunk);
             }
             total += 1;
+            if let Some(dir) = std::env::var_os("CHUNK_MUTANTS_DUMP") {
+                let mut o = vec![0u8; s.nbytes];
+                let code = match d1.decompress(&chunk, &mut o, None) {
+                    Ok(n) => n as i64,
+                    Err(e) => e.code() as i64,
+                };
+                let path =
+                    std::path::Path::new(&dir).join(format!("{total:06}_{}_{}", s.nbytes, code));
+                std::fs::write(path, &chunk).unwrap();
+            }
             let t = Instant::now();
             let r = panic::catch_unwind(AssertUnwindSafe(|| {
                 exercise(&chunk, s.nbytes, &d1, &d2, &mut out)

@@ -8,10 +8,11 @@
 //! bytes (all int32s). In the 1.x format (version byte 2) a block of `n` items with `n % 8 == 0`
 //! is bit-transposed and its trailing `len % typesize` bytes are stored as they are; c-blosc2
 //! 3.3.5 never writes those bytes into the destination (its output there is whatever the
-//! caller's buffer held), we copy them from the stream. c-blosc 1.17.1's writer did not put the
-//! source bytes there but the residue of its scratch buffer (the bit-shuffled bytes of the
-//! previous block at the same offsets); it was fixed in 1.18.0 ("fixed the copy of the leftovers
-//! of a chunk when its size is not a multiple of the typesize"). So for
+//! caller's buffer held: checked with two fillers), we copy them from the stream. c-blosc
+//! 1.17.1's writer did not put the source bytes there but what its scratch buffer still held
+//! (zeros here, as are the bit-shuffled bytes of the previous block at those offsets); 1.18
+//! fixed it ("fixed the copy of the leftovers of a chunk when its size is not a multiple of the
+//! typesize", python-blosc#220). So for
 //! `blosc-1.17.1-lz4-bitshuffle8-nomemcpy.cdata` the last 4 source bytes are not in the file at
 //! all: we return what the file holds, the same way every time.
 

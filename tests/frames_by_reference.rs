@@ -163,6 +163,18 @@ fn write_frames(work: &Path) -> Vec<(String, Schunk)> {
         Schunk::open_offset(&p, at).unwrap(),
     ));
 
+    // 6. Variable-size chunks (chunksize 0, version 3 frame) in a cframe file and an sframe.
+    for (name, contiguous) in [("varlen.b2frame", true), ("varlen-sparse.b2frame", false)] {
+        let p = work.join(name);
+        let mut sc = Schunk::new(zstd_storage(Some(p.clone()), contiguous)).unwrap();
+        for (c, items) in [4000, 3000, 5000, 100].into_iter().enumerate() {
+            sc.append_buffer(&fill(items, 40 + c as i64)).unwrap();
+        }
+        assert_eq!(sc.chunksize(), 0);
+        drop(sc);
+        out.push((p.display().to_string(), Schunk::open(&p).unwrap()));
+    }
+
     // 5. fill_special with NaNs in a cframe file.
     let p = work.join("nans.b2frame");
     let mut sc = Schunk::new(zstd_storage(Some(p.clone()), true)).unwrap();

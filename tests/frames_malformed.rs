@@ -154,7 +154,11 @@ fn every_byte_mutated_never_panics() {
     ] {
         let bytes = frame(name);
         let mut errors = 0;
-        for at in 0..bytes.len() {
+        // Every byte of the header, the offsets index and the trailer; every 5th in between
+        // (chunk data, where most mutations only change the decompressed bytes).
+        let len = bytes.len();
+        let positions = (0..len).filter(|&at| at < 256 || at + 256 >= len || at % 5 == 0);
+        for at in positions {
             for v in [0x00u8, 0xff, 0x80, 0x7f, bytes[at] ^ 1] {
                 let mut b = bytes.clone();
                 b[at] = v;

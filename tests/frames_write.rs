@@ -122,6 +122,49 @@ fn empty_frame_is_byte_identical() {
     );
 }
 
+/// Asserts that the directories hold the same files with the same bytes.
+fn assert_same_dir(ours: &Path, theirs: &Path) {
+    let list = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    let names = list(theirs);
+    assert_eq!(list(ours), names);
+    for name in names {
+        assert_eq!(
+            std::fs::read(ours.join(&name)).unwrap(),
+            std::fs::read(theirs.join(&name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn edited_sframe_is_byte_identical() {
+    let path = scratch("sframe_edited.b2frame");
+    let mut sc = Schunk::new(storage(Some(&path), false, 4)).unwrap();
+    append_data(&mut sc, 4, 0);
+    let compress = |seed| {
+        let mut list = Schunk::new(storage(None, false, 4)).unwrap();
+        list.append_buffer(&fill(CHUNK_ITEMS, seed)).unwrap();
+        list.get_chunk(0).unwrap().into_owned()
+    };
+    sc.insert_chunk(1, &compress(42)).unwrap();
+    let c77 = compress(77);
+    sc.update_chunk(3, &c77).unwrap();
+    sc.update_chunk(0, &special(Special::Zero, None)).unwrap();
+    sc.delete_chunk(1).unwrap();
+    sc.update_chunk(0, &c77).unwrap();
+    assert_eq!(sc.cbytes(), 12652);
+    drop(sc);
+    assert_same_dir(&path, &reference("sframe_edited.b2frame"));
+    blosc2::urlpath::remove_urlpath(&path).unwrap();
+}
+
 #[test]
 fn sframe_directory_is_byte_identical() {
     let path = scratch("sframe.b2frame");
@@ -130,24 +173,7 @@ fn sframe_directory_is_byte_identical() {
     append_data(&mut sc, 3, 500);
     sc.vlmeta_add("vl1", VL.as_bytes(), None).unwrap();
     drop(sc);
-    let mut names: Vec<String> = std::fs::read_dir(reference("sframe.b2frame"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    let mut ours: Vec<String> = std::fs::read_dir(&path)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    ours.sort();
-    assert_eq!(ours, names);
-    for name in names {
-        assert_eq!(
-            std::fs::read(path.join(&name)).unwrap(),
-            std::fs::read(reference("sframe.b2frame").join(&name)).unwrap(),
-            "{name}"
-        );
-    }
+    assert_same_dir(&path, &reference("sframe.b2frame"));
     blosc2::urlpath::remove_urlpath(&path).unwrap();
 }
 
@@ -249,4 +275,60 @@ fn updates_that_grow_shrink_and_turn_special_are_byte_identical() {
     assert_eq!(ours.len(), theirs.len());
     assert_eq!(ours, theirs);
     std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn slices_and_copies_across_storages() {
+    let dir = scratch("copies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut sc = Schunk::new(storage(None, true, 4)).unwrap();
+    sc.meta_add("m", b"meta").unwrap();
+    append_data(&mut sc, 3, 2500);
+    // Metalayers go in the header: none can be added once chunks follow it.
+    assert_eq!(sc.meta_add("late", b"x"), Err(Error::InvalidParam));
+    assert_eq!(sc.vlmeta_add("v", b"vl content", None), Ok(0));
+    let total: Vec<u8> = (0..3)
+        .flat_map(|c| fill(if c == 2 { 2500 } else { CHUNK_ITEMS }, c))
+        .collect();
+    // set_slice_buffer across a chunk boundary, then get_slice_buffer sees it.
+    let patch: Vec<u8> = (0..400u32).flat_map(|i| (i * 7).to_le_bytes()).collect();
+    sc.set_slice_buffer(9900, 10300, &patch).unwrap();
+    let mut expect = total.clone();
+    expect[9900 * 4..10300 * 4].copy_from_slice(&patch);
+    let mut got = vec![0u8; expect.len()];
+    sc.get_slice_buffer(0, (expect.len() / 4) as i64, &mut got)
+        .unwrap();
+    assert_eq!(got, expect);
+    assert_eq!(
+        sc.get_slice_buffer(0, (expect.len() / 4 + 1) as i64, &mut got),
+        Err(Error::InvalidParam)
+    );
+    // Copies into every storage, with the same or other parameters, hold the same data.
+    let targets = [
+        (None, false),
+        (None, true),
+        (Some(dir.join("c.b2frame")), true),
+        (Some(dir.join("s.b2frame")), false),
+    ];
+    for (urlpath, contiguous) in targets {
+        for clevel in [5, 9] {
+            let _ = urlpath.as_ref().map(|p| blosc2::urlpath::remove_urlpath(p));
+            let mut st = storage(urlpath.as_deref(), contiguous, 4);
+            st.cparams.clevel = clevel;
+            st.cparams.compcode = if clevel == 9 {
+                blosc2::codecs::ZSTD
+            } else {
+                blosc2::codecs::LZ4
+            };
+            let copy = sc.copy(st).unwrap();
+            assert_eq!(copy.meta_get("m").unwrap(), b"meta");
+            assert_eq!(copy.vlmeta_get("v").unwrap(), b"vl content");
+            let mut got = vec![0u8; expect.len()];
+            copy.get_slice_buffer(0, (expect.len() / 4) as i64, &mut got)
+                .unwrap();
+            assert_eq!(got, expect, "{urlpath:?} {contiguous} {clevel}");
+            assert_eq!(copy.cparams().clevel, clevel);
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

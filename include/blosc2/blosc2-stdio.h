@@ -69,9 +69,9 @@ BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
 
 BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
 
-BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params);
+BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *_mode, void *params);
 
-BLOSC_EXPORT int blosc2_stdio_mmap_close(void *stream);
+BLOSC_EXPORT int blosc2_stdio_mmap_close(void *_stream);
 
 BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
 

@@ -104,24 +104,7 @@ impl<S: ChunkStore> Array<S> {
 
     /// The array a store holds, described by its `b2nd` (or legacy `caterva`) metalayer.
     pub fn from_store(store: S) -> Result<Self> {
-        let smeta = store
-            .meta_get(META_NAME)
-            .or_else(|| store.meta_get(CATERVA_META_NAME))
-            .ok_or(Error::MetalayerNotFound)?;
-        let (m, _) = meta::deserialize(&smeta)?;
-        let geom = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape, store.typesize())?;
-        let nchunks = if geom.ndim() == 0 { 1 } else { geom.nchunks() };
-        if store.nchunks() < nchunks {
-            return Err(Error::Data);
-        }
-        // A metalayer that does not describe the chunks (checked on the first one) is corrupt;
-        // catching it here avoids allocating chunk buffers of a size nothing in the store has.
-        if nchunks > 0 {
-            let (nbytes, _, _) = crate::chunk::cbuffer_sizes(&store.chunk(0)?)?;
-            if nbytes as i64 != geom.chunk_nbytes() as i64 {
-                return Err(Error::Data);
-            }
-        }
+        let (m, geom) = store_layout(&store)?;
         Ok(Array {
             store,
             geom,
@@ -1210,6 +1193,31 @@ fn keep_valid_items(g: &Geometry, coords: &[i64], data: &[u8]) -> Result<Vec<u8>
         )
     })?;
     Ok(out)
+}
+
+/// The metadata and geometry of the array `store` holds, after every check `Array::from_store`
+/// makes: a caller that cannot give the store up on failure (the C layer, whose super-chunk
+/// handle owns it) checks with this first.
+pub fn store_layout<S: ChunkStore>(store: &S) -> Result<(Meta, Geometry)> {
+    let smeta = store
+        .meta_get(META_NAME)
+        .or_else(|| store.meta_get(CATERVA_META_NAME))
+        .ok_or(Error::MetalayerNotFound)?;
+    let (m, _) = meta::deserialize(&smeta)?;
+    let geom = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape, store.typesize())?;
+    let nchunks = if geom.ndim() == 0 { 1 } else { geom.nchunks() };
+    if store.nchunks() < nchunks {
+        return Err(Error::Data);
+    }
+    // A metalayer that does not describe the chunks (checked on the first one) is corrupt;
+    // catching it here avoids allocating chunk buffers of a size nothing in the store has.
+    if nchunks > 0 {
+        let (nbytes, _, _) = crate::chunk::cbuffer_sizes(&store.chunk(0)?)?;
+        if nbytes as i64 != geom.chunk_nbytes() as i64 {
+            return Err(Error::Data);
+        }
+    }
+    Ok((m, geom))
 }
 
 /// The metadata of a store's b2nd (or caterva) metalayer.

@@ -12,9 +12,8 @@ use std::ptr;
 
 use libc::{c_char, c_int, c_void};
 
-use crate::b2nd::array::read_meta;
-use crate::b2nd::shape::Geometry;
-use crate::b2nd::{meta, slice, Array, ChunkStore, Params, MAX_DIM};
+use crate::b2nd::array::{read_meta, store_layout};
+use crate::b2nd::{meta, slice, Array, Params, MAX_DIM};
 use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
@@ -512,24 +511,6 @@ unsafe fn array_handle<'a>(p: *const b2nd_array_t) -> Result<&'a mut ArrayHandle
     unsafe { p.cast_mut().cast::<ArrayHandle>().as_mut() }.ok_or(Error::NullPointer)
 }
 
-/// Checks what `Array::from_store` checks, so that handing the store over cannot fail (and
-/// lose the super-chunk): a readable b2nd (or caterva) metalayer, a valid geometry, and all
-/// its chunks present.
-fn check_array_store(sc: &Schunk) -> Result<()> {
-    let m = read_meta(sc)?;
-    let geom = Geometry::new(
-        &m.shape,
-        &m.chunkshape,
-        &m.blockshape,
-        ChunkStore::typesize(sc),
-    )?;
-    let nchunks = if geom.ndim() == 0 { 1 } else { geom.nchunks() };
-    if Schunk::nchunks(sc) < nchunks {
-        return Err(Error::Data);
-    }
-    Ok(())
-}
-
 /// Rewrites the public fields of `c` from the array, as c-blosc2's `update_shape` computes
 /// them (dimensions past `ndim` are 1).
 fn fill_fields(c: &mut b2nd_array_t, a: &Array<Schunk>) -> Result<()> {
@@ -601,7 +582,8 @@ unsafe fn with_array<R>(
     let sc = h.c.sc;
     // SAFETY: sc is NULL or the array's live super-chunk handle.
     let slot = unsafe { schunk_mut(sc) }.ok_or(Error::NullPointer)?;
-    check_array_store(slot)?;
+    // Checked first: a failing from_store would take the super-chunk down with it.
+    store_layout(&*slot)?;
     let spare = match h.spare.take() {
         Some(s) => s,
         None => placeholder()?,

@@ -19,6 +19,7 @@ use crate::{Error, Result};
 
 /// `BLOSC2_IO_DEFAULTS.name`.
 pub(crate) const FILESYSTEM_NAME: &CStr = c"filesystem";
+const FILESYSTEM_MMAP_NAME: &CStr = c"filesystem_mmap";
 
 const IO_FILESYSTEM: u8 = 0;
 const IO_FILESYSTEM_MMAP: u8 = 1;
@@ -53,7 +54,22 @@ fn registry() -> &'static Mutex<Vec<Entry>> {
             };
             Entry(Box::into_raw(Box::new(cb)))
         };
-        Mutex::new(vec![builtin(IO_FILESYSTEM, FILESYSTEM_NAME)])
+        let mmap = blosc2_io_cb {
+            id: IO_FILESYSTEM_MMAP,
+            name: FILESYSTEM_MMAP_NAME.as_ptr().cast_mut(),
+            is_allocation_necessary: false,
+            open: Some(blosc2_stdio_mmap_open),
+            close: Some(blosc2_stdio_mmap_close),
+            size: Some(blosc2_stdio_mmap_size),
+            write: Some(blosc2_stdio_mmap_write),
+            read: Some(blosc2_stdio_mmap_read),
+            truncate: Some(blosc2_stdio_mmap_truncate),
+            destroy: Some(blosc2_stdio_mmap_destroy),
+        };
+        Mutex::new(vec![
+            builtin(IO_FILESYSTEM, FILESYSTEM_NAME),
+            Entry(Box::into_raw(Box::new(mmap))),
+        ])
     })
 }
 
@@ -84,7 +100,7 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
                 // c-blosc2.
                 return 0;
             }
-            if reg.len() >= MAX_REGISTERED + 1 {
+            if reg.len() >= MAX_REGISTERED + 2 {
                 return Error::Failure.code();
             }
             reg.push(Entry(Box::into_raw(Box::new(*cb))));
@@ -101,14 +117,15 @@ pub unsafe extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
     )
 }
 
-/// The core backend for a `blosc2_io`: the filesystem ids use the core's file backend (same
-/// bytes as c-blosc2's stdio and mmap backends), other ids their registered callbacks.
+/// The core backend for a `blosc2_io`: the filesystem id uses the core's file backend (same
+/// bytes as c-blosc2's stdio backend), other ids (the memory-mapped backend included) their
+/// registered callbacks.
 ///
 /// # Safety
 /// `io.params` is what the registered callbacks expect (the caller's contract).
 pub(crate) unsafe fn io_from_c(io: &blosc2_io) -> Result<Arc<dyn Io>> {
     match io.id {
-        IO_FILESYSTEM | IO_FILESYSTEM_MMAP => Ok(Arc::new(FileIo)),
+        IO_FILESYSTEM => Ok(Arc::new(FileIo)),
         id => {
             let cb = lookup(id).ok_or(Error::PluginIo)?;
             // SAFETY: registered entries are valid forever.
@@ -118,6 +135,22 @@ pub(crate) unsafe fn io_from_c(io: &blosc2_io) -> Result<Arc<dyn Io>> {
                 params: io.params,
             }))
         }
+    }
+}
+
+/// Calls the `destroy` callback of a non-default backend with its params, as c-blosc2 does
+/// when a super-chunk using it is freed.
+///
+/// # Safety
+/// `io.params` is what the registered callbacks expect, and no store of it is open.
+pub(crate) unsafe fn destroy_io(io: &blosc2_io) {
+    if io.id == IO_FILESYSTEM {
+        return;
+    }
+    // SAFETY: registered entries are valid forever.
+    if let Some(destroy) = lookup(io.id).and_then(|cb| unsafe { (*cb).destroy }) {
+        // SAFETY: the backend's own callback with the params it was opened with.
+        unsafe { destroy(io.params) };
     }
 }
 

@@ -18,10 +18,11 @@ use std::sync::Arc;
 
 use libc::{c_char, c_int, c_void};
 
-use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
+use crate::capi::io::{destroy_io, io_from_c, FILESYSTEM_NAME};
 use crate::capi::library::{c_str, guard};
 use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
 use crate::capi::types::*;
+use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::{vlblocks, ChunkHeader};
 use crate::frame::header::Meta;
@@ -42,6 +43,8 @@ pub(crate) struct SchunkHandle {
     urlpath: Option<CString>,
     /// `blosc2_schunk_avoid_cframe_free`: the caller took the in-memory frame buffer.
     avoid_cframe_free: bool,
+    /// Where the frame starts in its file (`blosc2_schunk_open_offset`), for refreshes.
+    offset: i64,
     /// The block size of the last chunk the super-chunk compressed (c-blosc2's
     /// `cctx->blocksize`, which copies and frames written from this super-chunk inherit when
     /// their parameters leave the block size automatic).
@@ -169,6 +172,7 @@ impl SchunkHandle {
             io,
             urlpath: None,
             avoid_cframe_free: false,
+            offset: 0,
             cctx_blocksize: 0,
             frame_token: 0,
         });
@@ -211,6 +215,10 @@ impl SchunkHandle {
             .map_or(ptr::null_mut(), Context::into_handle);
         self.mirror.dctx = Context::new_decompress(&self.dparams, |_| {})
             .map_or(ptr::null_mut(), Context::into_handle);
+        // SAFETY: the context just created above, owned by this handle.
+        if let Some(d) = unsafe { Context::from_handle(self.mirror.dctx) } {
+            d.lazy_blocks = Some(Arc::new(HandleBlocks(self as *const SchunkHandle)));
+        }
         self.mirror.current_nchunk = 0;
         self.cctx_blocksize = self.schunk.cparams().blocksize;
         self.sync();
@@ -265,6 +273,27 @@ impl Drop for SchunkHandle {
         }
         m.cctx = ptr::null_mut();
         m.dctx = ptr::null_mut();
+    }
+}
+
+/// The blocks of the lazy chunks a handle's frame hands out, for its `dctx` (so C code can
+/// decompress a `blosc2_schunk_get_lazychunk` result with `schunk->dctx`, as with c-blosc2).
+struct HandleBlocks(*const SchunkHandle);
+
+// SAFETY: the pointer is the boxed handle that owns the context holding this reader; the
+// handle frees that context before it goes away, and frame reads are positional (`&self`).
+unsafe impl Send for HandleBlocks {}
+// SAFETY: as for Send.
+unsafe impl Sync for HandleBlocks {}
+
+impl LazyBlocks for HandleBlocks {
+    fn read_block(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: i32) -> Result<Vec<u8>> {
+        // SAFETY: see the Send impl: the handle outlives its contexts.
+        let h = unsafe { &*self.0 };
+        h.schunk
+            .frame()
+            .ok_or(Error::Data)?
+            .read_block(nchunk, chunk_offset, offset, len)
     }
 }
 
@@ -610,6 +639,10 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
             let placeholder = Schunk::new(Storage::default())?;
             std::mem::forget(std::mem::replace(&mut h.schunk, placeholder));
         }
+        let io = h.io;
+        drop(h);
+        // SAFETY: the super-chunk and its stores are gone; io is the one it was used with.
+        unsafe { destroy_io(&io) };
         Ok(0)
     })
 }
@@ -1221,7 +1254,12 @@ unsafe fn open_c(
         let io = unsafe { udio.as_ref() }.copied().unwrap_or_else(default_io);
         // SAFETY: io is a valid copy.
         let backend: Arc<dyn Io> = unsafe { io_from_c(&io) }?;
-        SchunkHandle::create(io, |_| open_with(&path, offset, backend))
+        let p = SchunkHandle::create(io, |_| open_with(&path, offset, backend))?;
+        // SAFETY: just created.
+        if let Some(h) = unsafe { handle_mut(p) } {
+            h.offset = offset;
+        }
+        Ok(p)
     })
 }
 
@@ -1292,7 +1330,7 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
         let Some(path) = st.urlpath.clone() else {
             return Ok(0);
         };
-        let fresh = open_with(&path, 0, st.io.clone())?;
+        let fresh = open_with(&path, h.offset, st.io.clone())?;
         let old = &h.schunk;
         let same = (fresh.nchunks(), fresh.nbytes(), fresh.cbytes())
             == (old.nchunks(), old.nbytes(), old.cbytes())

@@ -139,3 +139,277 @@ pub unsafe extern "C" fn blosc2_stdio_destroy(params: *mut c_void) -> c_int {
     let _ = params;
     0
 }
+
+// ----- memory-mapped files (blosc2_stdio_mmap) ------------------------------------------------
+//
+// The `blosc2_stdio_mmap` the caller passes as params is the stream: the first open maps the
+// file (mode from the struct: "r" read-only, "r+" existing file, "w+" new file, "c" copy on
+// write, changes kept in memory), later opens of the same path return it again, close keeps
+// the mapping, and destroy unmaps and closes the file. Writes past the file end grow the file
+// (not in "c" mode) and, past the mapping, remap it twice as large.
+
+/// The mapping behind a stream (None for NULL).
+///
+/// # Safety
+/// `stream` is NULL or a `blosc2_stdio_mmap` the caller owns.
+unsafe fn mmap_of<'a>(stream: *mut c_void) -> Option<&'a mut blosc2_stdio_mmap> {
+    // SAFETY: forwarded contract.
+    unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }
+}
+
+/// Maps `len` bytes of the file for `m` (its access and map flags already set).
+///
+/// # Safety
+/// `m.fd` is an open descriptor.
+unsafe fn map(m: &blosc2_stdio_mmap, len: usize) -> *mut c_char {
+    // SAFETY: a fresh mapping of an open descriptor; failure is reported as MAP_FAILED.
+    let p = unsafe {
+        libc::mmap(
+            ptr::null_mut(),
+            len,
+            m.access_flags as c_int,
+            m.map_flags as c_int,
+            m.fd,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        ptr::null_mut()
+    } else {
+        p.cast()
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_open(
+    urlpath: *const c_char,
+    _mode: *const c_char,
+    params: *mut c_void,
+) -> *mut c_void {
+    // SAFETY: params is NULL or the caller's blosc2_stdio_mmap, per the API.
+    let Some(m) = (unsafe { mmap_of(params) }) else {
+        return ptr::null_mut();
+    };
+    if urlpath.is_null() {
+        return ptr::null_mut();
+    }
+    if !m.addr.is_null() {
+        // Already mapped: the same file again gives the same stream.
+        // SAFETY: both are C strings (m.urlpath is our strdup).
+        let same = !m.urlpath.is_null() && unsafe { libc::strcmp(m.urlpath, urlpath) } == 0;
+        return if same { params } else { ptr::null_mut() };
+    }
+    // SAFETY: a C string, or NULL (then "r").
+    let mode = if m.mode.is_null() {
+        "r"
+    } else {
+        unsafe { std::ffi::CStr::from_ptr(m.mode) }
+            .to_str()
+            .unwrap_or("")
+    };
+    let (fopen_mode, prot, flags, memory_only): (&std::ffi::CStr, c_int, c_int, bool) = match mode {
+        "r" => (c"rb", libc::PROT_READ, libc::MAP_SHARED, false),
+        "r+" => (
+            c"rb+",
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            false,
+        ),
+        "w+" => (
+            c"wb+",
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            false,
+        ),
+        "c" => (
+            c"rb",
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE,
+            true,
+        ),
+        _ => return ptr::null_mut(),
+    };
+    // SAFETY: C strings; the FILE is ours until destroy.
+    unsafe {
+        let file = libc::fopen(urlpath, fopen_mode.as_ptr());
+        if file.is_null() {
+            return ptr::null_mut();
+        }
+        let fd = libc::fileno(file);
+        let end = libc::lseek(fd, 0, libc::SEEK_END);
+        if end < 0 {
+            libc::fclose(file);
+            return ptr::null_mut();
+        }
+        m.file = file;
+        m.fd = fd;
+        m.file_size = end as usize;
+        m.is_memory_only = memory_only;
+        m.access_flags = prot as i64;
+        m.map_flags = flags as i64;
+        m.mapping_size = if mode == "r" {
+            m.file_size
+        } else {
+            m.file_size.max(m.initial_mapping_size)
+        }
+        .max(1);
+        m.addr = map(m, m.mapping_size);
+        if m.addr.is_null() {
+            libc::fclose(file);
+            m.file = ptr::null_mut();
+            m.fd = -1;
+            return ptr::null_mut();
+        }
+        m.urlpath = libc::strdup(urlpath);
+    }
+    params
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_close(_stream: *mut c_void) -> c_int {
+    // The mapping lives until blosc2_stdio_mmap_destroy.
+    0
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
+    // SAFETY: stream is NULL or an open mapping, per the API.
+    unsafe { mmap_of(stream) }.map_or(-1, |m| m.file_size as i64)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_write(
+    ptr: *const c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    // SAFETY: stream is NULL or an open mapping, per the API.
+    let Some(m) = (unsafe { mmap_of(stream) }) else {
+        return 0;
+    };
+    let Some(n) = size.checked_mul(nitems).filter(|&n| n >= 0) else {
+        return 0;
+    };
+    let Some(end) = position.checked_add(n).filter(|_| position >= 0) else {
+        return 0;
+    };
+    if m.addr.is_null() || ptr.is_null() || m.access_flags & libc::PROT_WRITE as i64 == 0 {
+        return 0;
+    }
+    let end = end as usize;
+    if end > m.file_size {
+        if !m.is_memory_only {
+            // SAFETY: our open descriptor.
+            if unsafe { libc::ftruncate(m.fd, end as libc::off_t) } != 0 {
+                return 0;
+            }
+        }
+        m.file_size = end;
+    }
+    if end > m.mapping_size {
+        let new_size = end.max(m.mapping_size.saturating_mul(2));
+        // SAFETY: remaps our mapping; the old address is not used afterwards.
+        let p = unsafe {
+            libc::mremap(
+                m.addr.cast(),
+                m.mapping_size,
+                new_size,
+                libc::MREMAP_MAYMOVE,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return 0;
+        }
+        m.addr = p.cast();
+        m.mapping_size = new_size;
+    }
+    // SAFETY: position..end lies inside the mapping (grown above) and ptr holds n bytes.
+    unsafe {
+        ptr::copy_nonoverlapping(
+            ptr.cast::<u8>(),
+            m.addr.cast::<u8>().add(position as usize),
+            n as usize,
+        )
+    };
+    nitems
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_read(
+    ptr: *mut *mut c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    // SAFETY: stream is NULL or an open mapping, per the API.
+    let Some(m) = (unsafe { mmap_of(stream) }) else {
+        return 0;
+    };
+    if ptr.is_null() || m.addr.is_null() || size <= 0 || nitems < 0 || position < 0 {
+        return 0;
+    }
+    let position = position as usize;
+    if position > m.file_size {
+        return 0;
+    }
+    let available = ((m.file_size - position) as i64) / size;
+    // SAFETY: position is inside the mapping; the caller reads the bytes in place.
+    unsafe { *ptr = m.addr.add(position).cast() };
+    nitems.min(available)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
+    // SAFETY: stream is NULL or an open mapping, per the API.
+    let Some(m) = (unsafe { mmap_of(stream) }) else {
+        return -1;
+    };
+    if size < 0 {
+        return -1;
+    }
+    if !m.is_memory_only {
+        // SAFETY: our open descriptor.
+        if unsafe { libc::ftruncate(m.fd, size as libc::off_t) } != 0 {
+            return -1;
+        }
+    }
+    m.file_size = size as usize;
+    0
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
+    // SAFETY: params is NULL or the caller's blosc2_stdio_mmap, per the API.
+    let Some(m) = (unsafe { mmap_of(params) }) else {
+        return -1;
+    };
+    let mut rc = 0;
+    // SAFETY: our mapping, FILE and strdup'd path, released once and reset.
+    unsafe {
+        if !m.addr.is_null() {
+            if !m.is_memory_only {
+                libc::msync(m.addr.cast(), m.mapping_size, libc::MS_SYNC);
+            }
+            rc |= libc::munmap(m.addr.cast(), m.mapping_size);
+            m.addr = ptr::null_mut();
+        }
+        if !m.file.is_null() {
+            rc |= libc::fclose(m.file);
+            m.file = ptr::null_mut();
+        }
+        libc::free(m.urlpath.cast());
+        m.urlpath = ptr::null_mut();
+        m.fd = -1;
+        if m.needs_free {
+            libc::free(params);
+        }
+    }
+    if rc == 0 {
+        0
+    } else {
+        -1
+    }
+}

@@ -552,7 +552,7 @@ pub fn getitem_bytes_with(
         let mut dref_buf = Vec::new();
         if chunk.has_delta() && last_block > 0 {
             chunk.check_block_start(0)?;
-            dref_buf.resize(chunk.block_len(0), 0);
+            dref_buf = vec![0u8; chunk.block_len(0)];
             chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s)?;
         }
         let mut block_buf = Vec::new();
@@ -577,13 +577,18 @@ pub fn getitem_bytes_with(
                     chunk.decode_block(&bw, nblock, out, dref, 0, s)?;
                 }
             } else {
-                block_buf.resize(blen, 0);
-                if h.special_raw() != 0 || h.memcpyed() {
-                    chunk.fill_plain(bstart, &mut block_buf)?;
-                } else {
-                    chunk.decode_block(&bw, nblock, &mut block_buf, dref, 0, s)?;
+                // Allocated zeroed rather than resized: untouched pages of a block that a
+                // corrupt header makes huge then cost nothing.
+                if block_buf.len() < blen {
+                    block_buf = vec![0u8; blen];
                 }
-                dst[written..written + to - from].copy_from_slice(&block_buf[from..to]);
+                let block = &mut block_buf[..blen];
+                if h.special_raw() != 0 || h.memcpyed() {
+                    chunk.fill_plain(bstart, block)?;
+                } else {
+                    chunk.decode_block(&bw, nblock, block, dref, 0, s)?;
+                }
+                dst[written..written + to - from].copy_from_slice(&block[from..to]);
             }
             written += to - from;
         }

@@ -139,11 +139,13 @@ impl ChunkHeader {
                 return Err(Error::InvalidHeader);
             }
         } else {
-            if h.blocksize <= 0 || (h.nbytes > 0 && h.blocksize > h.nbytes) {
+            if h.blocksize <= 0 || h.blocksize > MAXBLOCKSIZE {
                 return Err(Error::InvalidHeader);
             }
-            if h.blocksize > MAXBLOCKSIZE {
-                return Err(Error::InvalidHeader);
+            // c-blosc2 3.3.5 reads a blocksize above nbytes as nbytes (one block): memcpyed and
+            // special chunks then decode, regular ones fail on their streams.
+            if h.nbytes > 0 && h.blocksize > h.nbytes {
+                h.blocksize = h.nbytes;
             }
         }
         let special = h.special_raw();
@@ -335,6 +337,19 @@ mod tests {
         let mut b = [0u8; 32];
         b[0] = 2;
         b[12] = 8; // cbytes too small
+        assert_eq!(ChunkHeader::parse(&b), Err(Error::InvalidHeader));
+    }
+
+    /// As c-blosc2 3.3.5 reads them (checked against its blosc2_cbuffer_sizes).
+    #[test]
+    fn blocksize_above_nbytes_reads_as_nbytes_but_not_above_the_maximum() {
+        let mut b = [0u8; 32];
+        b[..4].copy_from_slice(&[5, 1, 0x7, 4]); // memcpyed
+        b[4..8].copy_from_slice(&9000i32.to_le_bytes());
+        b[8..12].copy_from_slice(&9008i32.to_le_bytes());
+        b[12..16].copy_from_slice(&9032i32.to_le_bytes());
+        assert_eq!(ChunkHeader::parse(&b).unwrap().blocksize, 9000);
+        b[8..12].copy_from_slice(&(MAXBLOCKSIZE + 1).to_le_bytes());
         assert_eq!(ChunkHeader::parse(&b), Err(Error::InvalidHeader));
     }
 }

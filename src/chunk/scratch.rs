@@ -13,11 +13,13 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Makes every buffer at least `n` bytes long.
+    /// Makes every buffer at least `n` bytes long. The contents are not kept: a fresh zeroed
+    /// allocation costs nothing for pages never touched, which matters when a corrupt header
+    /// claims a huge block and decoding fails early.
     pub fn ensure(&mut self, n: usize) {
         for b in self.bufs.iter_mut() {
             if b.len() < n {
-                b.resize(n, 0);
+                *b = vec![0u8; n];
             }
         }
     }

@@ -280,6 +280,32 @@ impl Frame {
         }
     }
 
+    /// The header of chunk `n`, reading no more than the header.
+    pub fn chunk_header(&self, n: i64) -> Result<ChunkHeader> {
+        let idx = usize::try_from(n).map_err(|_| Error::InvalidParam)?;
+        let offset = *self.offsets.get(idx).ok_or(Error::InvalidParam)?;
+        if offset < 0 || self.is_sparse() || self.as_bytes().is_some() {
+            return ChunkHeader::parse(&self.chunk(n)?);
+        }
+        let Backing::Contiguous {
+            store,
+            offset: base,
+        } = &self.backing
+        else {
+            return Err(Error::FrameType);
+        };
+        if offset
+            > self
+                .header
+                .cbytes
+                .saturating_sub(EXTENDED_HEADER_LENGTH as i64)
+        {
+            return Err(Error::InvalidHeader);
+        }
+        let pos = base + self.header.header_len as u64 + offset as u64;
+        ChunkHeader::parse(&read_vec(&**store, pos, EXTENDED_HEADER_LENGTH)?)
+    }
+
     /// The (compressed) chunk `n`: borrowed from an in-memory frame, read from disk otherwise;
     /// special chunks stored as offset values are materialised as c-blosc2 returns them.
     pub fn chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
@@ -339,6 +365,29 @@ impl Frame {
         }
     }
 
+    /// Where the stored chunk at `offset` starts: its own file (sframes, returned open), or a
+    /// position in the frame's store.
+    fn chunk_store(&self, offset: i64) -> Result<(Option<Box<dyn ByteStore>>, u64)> {
+        match &self.backing {
+            Backing::Contiguous { offset: base, .. } => {
+                let last = self
+                    .header
+                    .cbytes
+                    .saturating_sub(EXTENDED_HEADER_LENGTH as i64);
+                if offset < 0 || offset > last {
+                    return Err(Error::InvalidHeader);
+                }
+                Ok((None, base + self.header.header_len as u64 + offset as u64))
+            }
+            Backing::Sparse { dir, .. } => {
+                let f = self
+                    .io
+                    .open(&sframe_chunk_path(dir, offset), OpenMode::Read)?;
+                Ok((Some(f), 0))
+            }
+        }
+    }
+
     /// Chunk `n` as c-blosc2's `frame_get_lazychunk` returns it: the chunk itself when the
     /// frame is in memory (or the chunk is special); for frames on disk a *lazy* chunk: the
     /// header and block starts only, flagged lazy, followed by the chunk's number, its position
@@ -350,33 +399,11 @@ impl Frame {
         if offset < 0 || self.as_bytes().is_some() {
             return self.chunk(n);
         }
-        let (store, pos, _chunk_file);
-        match &self.backing {
-            Backing::Contiguous {
-                store: s,
-                offset: base,
-            } => {
-                if offset
-                    > self
-                        .header
-                        .cbytes
-                        .saturating_sub(EXTENDED_HEADER_LENGTH as i64)
-                {
-                    return Err(Error::InvalidHeader);
-                }
-                store = &**s;
-                pos = base + self.header.header_len as u64 + offset as u64;
-                _chunk_file = None;
-            }
-            Backing::Sparse { dir, .. } => {
-                let f = self
-                    .io
-                    .open(&sframe_chunk_path(dir, offset), OpenMode::Read)?;
-                _chunk_file = Some(f);
-                store = &**_chunk_file.as_ref().ok_or(Error::FileOpen)?;
-                pos = 0;
-            }
-        }
+        let (file, pos) = self.chunk_store(offset)?;
+        let store: &dyn ByteStore = match &file {
+            Some(f) => &**f,
+            None => self.main_store().0,
+        };
         let head = read_vec(store, pos, EXTENDED_HEADER_LENGTH)?;
         let h = ChunkHeader::parse(&head)?;
         if (h.cbytes as usize) < EXTENDED_HEADER_LENGTH || h.blocksize <= 0 {

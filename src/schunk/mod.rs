@@ -64,6 +64,14 @@ pub struct Schunk {
     chunks: Chunks,
 }
 
+/// The local path of a urlpath: c-blosc2 drops a leading "file:///" (and only that).
+pub fn local_path(urlpath: &Path) -> PathBuf {
+    match urlpath.to_str().and_then(|s| s.strip_prefix("file:///")) {
+        Some(rest) => PathBuf::from(rest),
+        None => urlpath.to_path_buf(),
+    }
+}
+
 fn check_name(name: &str) -> Result<()> {
     if name.len() > METALAYER_NAME_MAXLEN {
         Err(Error::InvalidParam)
@@ -75,7 +83,8 @@ fn check_name(name: &str) -> Result<()> {
 impl Schunk {
     /// Creates an empty super-chunk in `storage` (an existing cframe file or sframe directory
     /// at `urlpath` is an error, as in c-blosc2).
-    pub fn new(storage: Storage) -> Result<Schunk> {
+    pub fn new(mut storage: Storage) -> Result<Schunk> {
+        storage.urlpath = storage.urlpath.as_deref().map(local_path);
         let mut sc = Schunk::bare(storage, Chunks::List(Vec::new()))?;
         sc.chunks = match (&sc.storage.urlpath, sc.storage.contiguous) {
             (None, false) => Chunks::List(Vec::new()),
@@ -237,6 +246,7 @@ impl Schunk {
     /// `open_offset` through a given I/O backend.
     pub fn open_offset_with(urlpath: &Path, offset: i64, io: Arc<dyn Io>) -> Result<Schunk> {
         let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
+        let urlpath = &local_path(urlpath);
         let opened = Frame::open(io.clone(), urlpath, offset)?;
         let base = Storage {
             urlpath: Some(urlpath.to_path_buf()),
@@ -407,7 +417,12 @@ impl Schunk {
         };
         let h = ChunkHeader::parse(&chunk)?;
         if dst.len() < h.nbytes as usize {
-            return Err(Error::InvalidParam);
+            // c-blosc2 says so with different codes for frames and chunk lists.
+            return Err(if self.frame().is_some() {
+                Error::Data
+            } else {
+                Error::InvalidParam
+            });
         }
         let n = self.decompress_lazy(&chunk, dst, maskout)?;
         if n != h.nbytes as usize {
@@ -441,12 +456,12 @@ impl Schunk {
 
     /// Appends a copy of `chunk`; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
-        self.insert_at(self.nchunks(), Cow::Borrowed(chunk), Error::ChunkAppend)
+        self.insert_at(self.nchunks(), Cow::Borrowed(chunk))
     }
 
     /// Appends `chunk`, taking ownership (no copy for in-memory lists).
     pub fn append_chunk_owned(&mut self, chunk: Vec<u8>) -> Result<i64> {
-        self.insert_at(self.nchunks(), Cow::Owned(chunk), Error::ChunkAppend)
+        self.insert_at(self.nchunks(), Cow::Owned(chunk))
     }
 
     /// Inserts `chunk` at position `nchunk`; returns the new number of chunks.
@@ -454,7 +469,7 @@ impl Schunk {
         if nchunk < 0 || nchunk > self.nchunks() {
             return Err(Error::InvalidParam);
         }
-        self.insert_at(nchunk, Cow::Borrowed(chunk), Error::ChunkInsert)
+        self.insert_at(nchunk, Cow::Borrowed(chunk))
     }
 
     /// Checks a chunk to add and returns (nbytes, cbytes) of it.
@@ -466,7 +481,7 @@ impl Schunk {
         Ok((h.nbytes, h.cbytes))
     }
 
-    fn insert_at(&mut self, at: i64, chunk: Cow<'_, [u8]>, size_err: Error) -> Result<i64> {
+    fn insert_at(&mut self, at: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
         let (nbytes, cbytes) = Schunk::chunk_sizes(&chunk)?;
         let chunk = match chunk {
             Cow::Owned(mut v) => {
@@ -475,21 +490,8 @@ impl Schunk {
             }
             Cow::Borrowed(b) => Cow::Borrowed(&b[..cbytes as usize]),
         };
-        let mut chunksize = self.chunksize;
-        if chunksize == -1 {
-            chunksize = nbytes;
-        }
-        if nbytes > chunksize && chunksize != 0 {
-            return Err(size_err);
-        }
         let nchunks = self.nchunks();
-        // Two consecutive chunks smaller than the chunk size are refused.
-        if nchunks > 0 && nbytes < chunksize {
-            let last = ChunkHeader::parse(&self.get_chunk(nchunks - 1)?)?.nbytes;
-            if last < chunksize && self.nbytes < chunksize as i64 * nchunks {
-                return Err(Error::ChunkAppend);
-            }
-        }
+        let chunksize = self.chunksize_after(at, at == nchunks, nbytes)?;
         if nchunks == 0 {
             self.flags2 = ChunkHeader::parse(&chunk)?.blosc2_flags2;
         }
@@ -528,20 +530,44 @@ impl Schunk {
         Ok(self.nchunks())
     }
 
+    /// Uncompressed size of chunk `n`, reading only its header.
+    fn chunk_nbytes(&self, n: i64) -> Result<i32> {
+        match &self.chunks {
+            Chunks::List(l) => Ok(ChunkHeader::parse(&l[self.index(n)?])?.nbytes),
+            Chunks::Frame(f) => Ok(f.chunk_header(n)?.nbytes),
+        }
+    }
+
+    /// The chunk size once a chunk of `nbytes` is put at position `at` (a new chunk there when
+    /// `adding`, else a replacement). As in c-blosc2 3.3.5 the first chunk sets it; it stays
+    /// while every chunk but the last has that size and the last no more; otherwise it becomes
+    /// 0 (variable-size chunks) for good.
+    fn chunksize_after(&self, at: i64, appending: bool, nbytes: i32) -> Result<i32> {
+        let n = self.nchunks();
+        let cs = if self.chunksize == -1 {
+            nbytes
+        } else {
+            self.chunksize
+        };
+        if cs <= 0 {
+            return Ok(cs.max(0));
+        }
+        let ok = if appending {
+            nbytes <= cs && (n == 0 || self.chunk_nbytes(n - 1)? == cs)
+        } else if at == n - 1 {
+            nbytes <= cs
+        } else {
+            nbytes == cs
+        };
+        Ok(if ok { cs } else { 0 })
+    }
+
     /// Replaces chunk `nchunk` with `chunk`; returns the number of chunks.
     pub fn update_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
         let i = self.index(nchunk)?;
         let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
         let chunk = &chunk[..cbytes as usize];
-        let mut chunksize = self.chunksize;
-        if chunksize == -1 {
-            chunksize = nbytes;
-        }
-        if chunksize != 0
-            && (nbytes > chunksize || (nbytes < chunksize && nchunk != self.nchunks() - 1))
-        {
-            return Err(Error::ChunkUpdate);
-        }
+        let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
         let old = self.get_chunk(nchunk)?;
         let old_h = ChunkHeader::parse(&old)?;
         let old_nbytes = old_h.nbytes as i64;
@@ -717,75 +743,40 @@ impl Schunk {
             crate::chunk::special::make(&params, kind, nbytes, None, &mut c)?;
             Ok(c)
         };
-        match &mut self.chunks {
-            Chunks::List(_) => {
-                let c = make(chunksize)?;
-                for _ in 0..full {
-                    self.append_chunk(&c)?;
-                }
-                if leftover > 0 {
-                    self.append_chunk(&make((leftover * typesize as i64) as i32)?)?;
-                }
+        if let Chunks::List(_) = self.chunks {
+            let c = make(chunksize)?;
+            for _ in 0..full {
+                self.append_chunk(&c)?;
             }
-            Chunks::Frame(frame) => {
-                let nchunks = full + i64::from(leftover > 0);
-                let sample = make(chunksize)?;
-                self.blocksize = ChunkHeader::parse(&sample)?.blocksize;
-                self.chunksize = chunksize;
-                self.nbytes = nitems * typesize as i64;
-                let offsets = vec![crate::frame::offsets::special_offset(kind); nchunks as usize];
-                let h = Schunk::frame_header_of(
-                    &self.storage,
-                    self.nbytes,
-                    self.cbytes,
-                    self.blocksize,
-                    chunksize,
-                    self.flags2,
-                    !self.vlmetas.is_empty(),
-                );
-                let off_chunk = crate::frame::offsets::encode_all_special(nchunks, kind)?;
-                frame.commit_with(
-                    h,
-                    &self.metas,
-                    &self.vlmetas,
-                    None,
-                    offsets,
-                    Some(off_chunk),
-                )?;
+            if leftover > 0 {
+                self.append_chunk(&make((leftover * typesize as i64) as i32)?)?;
+            }
+            return Ok(self.nchunks());
+        }
+        // A frame gets every chunk as one run-length offsets chunk, written at once.
+        let nchunks = full + i64::from(leftover > 0);
+        let before = (self.blocksize, self.chunksize, self.nbytes);
+        self.blocksize = ChunkHeader::parse(&make(chunksize)?)?.blocksize;
+        self.chunksize = chunksize;
+        self.nbytes = nitems * typesize as i64;
+        let h = self.frame_header();
+        let offsets = vec![crate::frame::offsets::special_offset(kind); nchunks as usize];
+        let off_chunk = crate::frame::offsets::encode_all_special(nchunks, kind)?;
+        if let Chunks::Frame(frame) = &mut self.chunks {
+            let r = frame.commit_with(
+                h,
+                &self.metas,
+                &self.vlmetas,
+                None,
+                offsets,
+                Some(off_chunk),
+            );
+            if let Err(e) = r {
+                (self.blocksize, self.chunksize, self.nbytes) = before;
+                return Err(e);
             }
         }
         Ok(self.nchunks())
-    }
-
-    fn frame_header_of(
-        storage: &Storage,
-        nbytes: i64,
-        cbytes: i64,
-        blocksize: i32,
-        chunksize: i32,
-        flags2: u8,
-        has_vlmeta: bool,
-    ) -> FrameHeader {
-        let cp = &storage.cparams;
-        FrameHeader {
-            nbytes,
-            cbytes,
-            typesize: cp.typesize,
-            blocksize,
-            chunksize,
-            nthreads_c: cp.nthreads,
-            nthreads_d: storage.dparams.nthreads,
-            has_vlmeta,
-            compcode: cp.compcode,
-            clevel: cp.clevel,
-            splitmode: cp.splitmode.clamp(1, 4) as u8,
-            compcode_meta: cp.compcode_meta,
-            filters: cp.filters,
-            filters_meta: cp.filters_meta,
-            use_dict: cp.use_dict,
-            vl_blocks: flags2 & VL_BLOCKS != 0,
-            ..FrameHeader::default()
-        }
     }
 
     // ----- slices --------------------------------------------------------------------------
@@ -1026,11 +1017,8 @@ impl Schunk {
             }
         }
         for m in &self.vlmetas {
-            // Stored contents are compressed chunks already: keep them as they are.
-            out.vlmetas.push(m.clone());
-        }
-        if !out.vlmetas.is_empty() {
-            out.flush_frame()?;
+            // As c-blosc2 does: decompressed, then added again with the default parameters.
+            out.vlmeta_add(&m.name, &self.vlmeta_get(&m.name)?, None)?;
         }
         Ok(out)
     }
@@ -1106,8 +1094,7 @@ mod tests {
             sc.append_buffer(&data(1000, 1)).unwrap();
             sc.append_buffer(&data(1000, 2)).unwrap();
             assert_eq!(sc.append_buffer(&data(10, 3)).unwrap(), 3);
-            assert_eq!(sc.append_buffer(&data(10, 4)), Err(Error::ChunkAppend));
-            assert_eq!(sc.append_buffer(&data(2000, 4)), Err(Error::ChunkAppend));
+            assert_eq!(sc.chunksize(), 4000);
             assert_eq!(sc.nbytes(), 8040);
             assert_eq!(sc.decompress_chunk_vec(1).unwrap(), data(1000, 2));
             assert_eq!(sc.decompress_chunk_vec(2).unwrap(), data(10, 3));
@@ -1117,5 +1104,51 @@ mod tests {
             assert_eq!(&slice[4..], &data(1000, 2)[..4]);
             assert_eq!(sc.get_chunk(3).err(), Some(Error::InvalidParam));
         }
+    }
+
+    #[test]
+    fn file_urls_lose_their_prefix() {
+        assert_eq!(local_path(Path::new("file:///tmp/x")), Path::new("tmp/x"));
+        assert_eq!(local_path(Path::new("/tmp/x")), Path::new("/tmp/x"));
+        assert_eq!(local_path(Path::new("file://x")), Path::new("file://x"));
+    }
+
+    /// The chunk-size rules c-blosc2 3.3.5 follows (sequences checked against it).
+    #[test]
+    fn chunksize_turns_variable_like_the_reference() {
+        let run = |sizes: &[usize]| -> Vec<i32> {
+            let mut sc = Schunk::new(storage(true)).unwrap();
+            sizes
+                .iter()
+                .map(|&n| {
+                    sc.append_buffer(&data(n / 4, 1)).unwrap();
+                    sc.chunksize()
+                })
+                .collect()
+        };
+        assert_eq!(run(&[4000, 5000, 4000]), [4000, 0, 0]);
+        assert_eq!(run(&[4000, 3000, 4000]), [4000, 4000, 0]);
+        assert_eq!(run(&[4000, 4000, 3000, 3000]), [4000, 4000, 4000, 0]);
+        let edit = |at: i64, n: usize, insert: bool| -> i32 {
+            let mut sc = Schunk::new(storage(false)).unwrap();
+            for _ in 0..3 {
+                sc.append_buffer(&data(1000, 1)).unwrap();
+            }
+            let mut one = Schunk::new(storage(false)).unwrap();
+            one.append_buffer(&data(n / 4, 2)).unwrap();
+            let chunk = one.get_chunk(0).unwrap().into_owned();
+            if insert {
+                sc.insert_chunk(at, &chunk).unwrap();
+            } else {
+                sc.update_chunk(at, &chunk).unwrap();
+            }
+            sc.chunksize()
+        };
+        assert_eq!(edit(0, 3000, false), 0);
+        assert_eq!(edit(2, 3000, false), 4000);
+        assert_eq!(edit(1, 5000, false), 0);
+        assert_eq!(edit(1, 3000, true), 0);
+        assert_eq!(edit(3, 3000, true), 4000);
+        assert_eq!(edit(1, 5000, true), 0);
     }
 }

@@ -190,6 +190,25 @@ static int write_all(const char *dir) {
   free(chunk);
   blosc2_schunk_free(sc);
 
+  /* 8. sframe edited: insert, update (regular and special), delete */
+  snprintf(path, sizeof path, "%s/sframe_edited.b2frame", dir);
+  blosc2_remove_urlpath(path);
+  sc = new_schunk(path, false, 4);
+  append_data(sc, 4, 0);
+  chunk = malloc(CHUNK_ITEMS * 4 + BLOSC2_MAX_OVERHEAD);
+  fill(buf, CHUNK_ITEMS, 42);
+  cb = blosc2_compress_ctx(sc->cctx, buf, CHUNK_ITEMS * 4, chunk, CHUNK_ITEMS * 4 + BLOSC2_MAX_OVERHEAD);
+  blosc2_schunk_insert_chunk(sc, 1, chunk, true);
+  fill(buf, CHUNK_ITEMS, 77);
+  cb = blosc2_compress_ctx(sc->cctx, buf, CHUNK_ITEMS * 4, chunk, CHUNK_ITEMS * 4 + BLOSC2_MAX_OVERHEAD);
+  blosc2_schunk_update_chunk(sc, 3, chunk, true);
+  blosc2_chunk_zeros(cp, CHUNK_ITEMS * 4, special, sizeof special);
+  blosc2_schunk_update_chunk(sc, 0, special, true);
+  blosc2_schunk_delete_chunk(sc, 1);
+  blosc2_schunk_update_chunk(sc, 0, chunk, true);
+  free(chunk);
+  blosc2_schunk_free(sc);
+
   /* 6. fill_special frame */
   sc = new_schunk(NULL, true, 4);
   blosc2_schunk_fill_special(sc, 25000, BLOSC2_SPECIAL_ZERO, CHUNK_ITEMS * 4);

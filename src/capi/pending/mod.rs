@@ -4,7 +4,7 @@
 //! enables, so none of these functions is exported from libblosc2 (a program using one fails to
 //! link instead of calling a stub).  build.rs runs cbindgen over these files directly, so their
 //! declarations still appear in the generated headers (one file per header: blosc2.rs ->
-//! blosc2.h, stdio.rs -> blosc2/blosc2-stdio.h, registry.rs -> the
+//! blosc2.h, registry.rs -> the
 //! blosc2/*-registry.h headers).  The bodies are placeholders that are never compiled.
 //!
 //! To implement a function: move its `#[no_mangle] pub unsafe extern "C" fn` from here into the
@@ -19,4 +19,3 @@
 
 mod blosc2;
 mod registry;
-mod stdio;
