@@ -333,6 +333,15 @@ impl Schunk {
         }
     }
     /// The frame behind the super-chunk, if any.
+    /// The bytes of an in-memory frame, taken out of the super-chunk (see
+    /// `Frame::take_owned_bytes`); the super-chunk must not be used afterwards.
+    pub fn take_frame_bytes(&mut self) -> Option<Vec<u8>> {
+        match &mut self.chunks {
+            Chunks::Frame(f) => f.take_owned_bytes(),
+            Chunks::List(_) => None,
+        }
+    }
+
     pub fn frame(&self) -> Option<&Frame> {
         match &self.chunks {
             Chunks::Frame(f) => Some(f),
