@@ -586,6 +586,8 @@ static int mutate_dir(const char *dirpath, uint64_t n, uint64_t first) {
   return failures != 0;
 }
 
+/* fuzz/fuzz_targets.c includes this file for its readers, without this main. */
+#ifndef MUTATE_OPEN_NO_MAIN
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "read") == 0) {
     blosc2_init();
@@ -615,3 +617,4 @@ int main(int argc, char **argv) {
           argv[0]);
   return 2;
 }
+#endif

@@ -185,13 +185,15 @@ fn damaged_magic_refuses_buffers_but_not_files() {
             Some(Error::Failure),
             "magic byte {at}"
         );
-        let path = std::env::temp_dir().join(format!(
-            "rblosc2-magic-{}-{at}.b2frame",
-            std::process::id()
-        ));
+        let path =
+            std::env::temp_dir().join(format!("rblosc2-magic-{}-{at}.b2frame", std::process::id()));
         std::fs::write(&path, &bad).unwrap();
         let opened = Schunk::open(&path);
         std::fs::remove_file(&path).unwrap();
-        assert!(opened.is_ok(), "file with magic byte {at} damaged: {:?}", opened.err());
+        assert!(
+            opened.is_ok(),
+            "file with magic byte {at} damaged: {:?}",
+            opened.err()
+        );
     }
 }
