@@ -27,10 +27,12 @@ SANCOV="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4"
 SANCOV="$SANCOV -Cllvm-args=-sanitizer-coverage-inline-8bit-counters"
 SANCOV="$SANCOV -Cllvm-args=-sanitizer-coverage-pc-table"
 SANCOV="$SANCOV -Cllvm-args=-sanitizer-coverage-trace-compares"
+# An explicit --target keeps RUSTFLAGS off the build scripts (they run uninstrumented).
+HOST=$(rustc -vV | sed -n 's/^host: //p')
 (cd "$REPO" && RUSTFLAGS="$SANCOV -Cpanic=abort -Coverflow-checks -Cdebug-assertions" \
-  CARGO_PROFILE_RELEASE_PANIC=abort cargo build --release --lib --target-dir "$TARGET_DIR") ||
-  exit 1
-LIB=$TARGET_DIR/release/libblosc2.a
+  CARGO_PROFILE_RELEASE_PANIC=abort cargo build --release --lib --target "$HOST" \
+  --target-dir "$TARGET_DIR") || exit 1
+LIB=$TARGET_DIR/$HOST/release/libblosc2.a
 [ -f "$LIB" ] || { echo "no $LIB"; exit 1; }
 
 number() {
