@@ -7,6 +7,11 @@
 # diffs and the binary drop-in test. The C programs run are those in programs.list (or in
 # $CAPI_PROGRAMS, space-separated). Build products and logs go to $CAPI_BUILD_DIR (default: a
 # fresh temporary directory). Closes with "capi-tests: N passed, M failed"; exits 1 on failure.
+#
+# Also run: the mutation suite (mutate.sh; MUTATE_PER_SEED scales it, RBLOSC2_MUTATE=0 skips it)
+# and the error-code parity table (parity.sh). With RBLOSC2_VALGRIND=1, every C program also
+# runs under valgrind memcheck against ours (fails on any invalid access or definite/indirect
+# leak), as do the regression mutants.
 set -uo pipefail
 
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
@@ -268,6 +273,18 @@ b2nd_examples() {
     tail -n 1 "$BUILD/out/b2nd_examples.ours"
 }
 
+# The program, linked against ours, under valgrind memcheck: no invalid read or write, no use of
+# uninitialised values, no definitely or indirectly lost block. (Still-reachable and "possibly
+# lost" blocks are the worker threads' stacks and the library's global state at exit.)
+valgrind_run() {
+  local p=$1
+  command -v valgrind >/dev/null || { echo "valgrind not installed"; return 1; }
+  [ -x "$BUILD/bin/$p.pc-shared" ] || { echo "not built"; return 1; }
+  timeout 3600 valgrind -q --error-exitcode=99 --leak-check=full \
+    --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+    "$BUILD/bin/$p.pc-shared" >"$BUILD/out/$p.valgrind"
+}
+
 build_pkgconfig_cxx() {
   # shellcheck disable=SC2046
   $CXX -std=c++17 -Wall -Wextra -o "$BUILD/bin/consumer.pc-cxx" "$HERE/consumer.cpp" \
@@ -331,6 +348,9 @@ for p in "${PROGRAMS[@]}"; do
   run_test "reference-run-$p" build_and_run_reference "$p"
   run_test "side-by-side-$p" side_by_side "$p"
   run_test "drop-in-$p" drop_in "$p"
+  if [ "${RBLOSC2_VALGRIND:-0}" = 1 ]; then
+    run_test "valgrind-$p" valgrind_run "$p"
+  fi
 done
 run_test pkgconfig-cxx-consumer build_pkgconfig_cxx
 
@@ -346,6 +366,13 @@ run_test b2nd-interop-build build_b2nd_interop
 run_test b2nd-interop-ours-to-ref b2nd_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
 run_test b2nd-interop-ref-to-ours b2nd_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
 run_test b2nd-examples b2nd_examples
+
+if [ "${RBLOSC2_MUTATE:-1}" != 0 ]; then
+  run_test mutation-suite env MUTATE_OUT="$BUILD/mutate" "$HERE/mutate.sh" "$PREFIX"
+  tail -n 1 "$BUILD/logs/mutation-suite.log"
+fi
+run_test error-code-parity env PARITY_OUT="$BUILD/parity" "$HERE/parity.sh" "$PREFIX"
+tail -n 1 "$BUILD/logs/error-code-parity.log"
 
 run_test cmake-consumer-build cmake_build
 for p in "${PROGRAMS[@]}"; do

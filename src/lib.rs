@@ -9,6 +9,8 @@ pub mod capi;
 pub mod chunk;
 pub mod codecs;
 pub mod error;
+#[cfg(test)]
+pub(crate) mod fault;
 pub mod filters;
 pub mod frame;
 pub mod global;

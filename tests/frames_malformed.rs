@@ -170,3 +170,30 @@ fn every_byte_mutated_never_panics() {
         assert!(errors > 0, "{name}: no mutation was detected");
     }
 }
+
+/// As in c-blosc2, an in-memory frame must carry the "b2frame" magic, while a frame file (or a
+/// sparse frame's index) with a damaged magic still opens.
+#[test]
+fn damaged_magic_refuses_buffers_but_not_files() {
+    let good = frame("frame_simple-lz4.b2frame");
+    assert!(exercise(good.clone()).is_ok());
+    for at in 2..10 {
+        let mut bad = good.clone();
+        bad[at] ^= 0x20;
+        assert_eq!(
+            Schunk::from_buffer(Arc::new(bad.clone()), false).err(),
+            Some(Error::Failure),
+            "magic byte {at}"
+        );
+        let path =
+            std::env::temp_dir().join(format!("rblosc2-magic-{}-{at}.b2frame", std::process::id()));
+        std::fs::write(&path, &bad).unwrap();
+        let opened = Schunk::open(&path);
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            opened.is_ok(),
+            "file with magic byte {at} damaged: {:?}",
+            opened.err()
+        );
+    }
+}

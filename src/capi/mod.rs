@@ -16,6 +16,8 @@ pub mod shuffle;
 pub mod stdio;
 pub mod types;
 
+#[cfg(test)]
+mod panic_guard_tests;
 #[cfg(rblosc2_pending)]
 mod pending;
 

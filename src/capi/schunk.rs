@@ -631,11 +631,12 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
         }
         // SAFETY: a live handle from this module, not used after this call (per the API).
         let mut h = unsafe { Box::from_raw(schunk.cast::<SchunkHandle>()) };
-        if h.avoid_cframe_free && h.schunk.frame().and_then(|f| f.as_bytes()).is_some() {
+        if h.avoid_cframe_free {
             // The caller took the frame buffer (from blosc2_schunk_to_buffer) and frees it
-            // itself: keep the super-chunk's memory alive for it.
-            let placeholder = Schunk::new(Storage::default())?;
-            std::mem::forget(std::mem::replace(&mut h.schunk, placeholder));
+            // itself: leave that one allocation alive, free the rest of the super-chunk.
+            if let Some(bytes) = h.schunk.take_frame_bytes() {
+                std::mem::forget(bytes);
+            }
         }
         let io = h.io;
         drop(h);

@@ -363,6 +363,8 @@ pub fn decompress_with(
     maskout: Option<&[bool]>,
     reader: Option<&dyn LazyBlocks>,
 ) -> Result<usize> {
+    #[cfg(test)]
+    crate::fault::hit("chunk::decompress");
     let chunk = Chunk::open_with(src, dst.len(), reader)?;
     let h = chunk.header;
     if let Some(m) = maskout {

@@ -48,6 +48,11 @@ pub trait ByteStore: Send + Sync {
     fn as_slice(&self) -> Option<&[u8]> {
         None
     }
+    /// Hands over the store's own in-memory bytes, leaving it empty; None when it has none
+    /// (a file, or bytes it only borrows).
+    fn take_owned(&mut self) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// Opens byte stores by path (the frame file, or an sframe's index and chunk files).
@@ -247,6 +252,13 @@ impl ByteStore for MemStore {
 
     fn as_slice(&self) -> Option<&[u8]> {
         Some(self.bytes())
+    }
+
+    fn take_owned(&mut self) -> Option<Vec<u8>> {
+        match self {
+            MemStore::Owned(v) => Some(std::mem::take(v)),
+            MemStore::Shared(_) => None,
+        }
     }
 }
 

@@ -108,6 +108,15 @@ impl Frame {
         }
     }
 
+    /// The in-memory bytes of a frame that starts its buffer, taken out of the frame (which is
+    /// left empty); None for files, sparse frames and borrowed buffers.
+    pub fn take_owned_bytes(&mut self) -> Option<Vec<u8>> {
+        match &mut self.backing {
+            Backing::Contiguous { store, offset: 0 } => store.take_owned(),
+            _ => None,
+        }
+    }
+
     fn main_store(&self) -> (&dyn ByteStore, u64) {
         match &self.backing {
             Backing::Contiguous { store, offset } => (&**store, *offset),

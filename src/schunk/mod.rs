@@ -211,7 +211,15 @@ impl Schunk {
     /// Opens the super-chunk in a cframe buffer. `copy` false keeps the buffer shared (no
     /// copy until the super-chunk is modified); true loads its chunks into a plain list.
     pub fn from_buffer(bytes: SharedBytes, copy: bool) -> Result<Schunk> {
+        #[cfg(test)]
+        crate::fault::hit("schunk::from_buffer");
+        // c-blosc2 checks the magic of in-memory frames only (after parsing the rest), so a
+        // file or sparse-frame index with a damaged magic still opens, as it does there.
+        let has_magic = (*bytes).as_ref().get(2..10) == Some(b"b2frame\0".as_slice());
         let opened = Frame::from_memory(MemStore::Shared(bytes))?;
+        if !has_magic {
+            return Err(Error::Failure);
+        }
         let sc = Schunk::from_opened(opened, Storage::default())?;
         if copy {
             return sc.into_chunk_list();
@@ -325,6 +333,15 @@ impl Schunk {
         }
     }
     /// The frame behind the super-chunk, if any.
+    /// The bytes of an in-memory frame, taken out of the super-chunk (see
+    /// `Frame::take_owned_bytes`); the super-chunk must not be used afterwards.
+    pub fn take_frame_bytes(&mut self) -> Option<Vec<u8>> {
+        match &mut self.chunks {
+            Chunks::Frame(f) => f.take_owned_bytes(),
+            Chunks::List(_) => None,
+        }
+    }
+
     pub fn frame(&self) -> Option<&Frame> {
         match &self.chunks {
             Chunks::Frame(f) => Some(f),
