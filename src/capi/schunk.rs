@@ -547,6 +547,30 @@ unsafe fn c_path(s: *const c_char) -> Result<PathBuf> {
     Ok(PathBuf::from(s.strip_suffix(['/', '\\']).unwrap_or(s)))
 }
 
+/// The common part of append/insert/update_chunk: stores the caller's `chunk` through `op` and,
+/// when `copy` is false, frees it as c-blosc2 does (the caller handed over its malloc'd chunk).
+///
+/// # Safety
+/// `schunk` is NULL or live; `chunk` is NULL or a valid malloc'd chunk.
+unsafe fn store_given_chunk(
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+    op: impl FnOnce(&mut Schunk, &[u8]) -> Result<i64>,
+) -> i64 {
+    run64(|| {
+        // SAFETY: chunk is NULL or a valid chunk per the API.
+        let c = unsafe { c_chunk(chunk) }?;
+        // SAFETY: schunk is NULL or live per the API.
+        let n = unsafe { modify(schunk, |s| op(s, c)) }?;
+        if !copy {
+            // SAFETY: with copy false the caller handed us its malloc'd chunk.
+            unsafe { libc::free(chunk.cast()) };
+        }
+        Ok(n)
+    })
+}
+
 /// Runs a change on the super-chunk behind `p` and re-syncs the mirror (also on failure: the
 /// core may have done part of the work, as c-blosc2's counters show).
 ///
@@ -699,17 +723,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    run64(|| {
-        // SAFETY: chunk is a valid chunk per the API.
-        let c = unsafe { c_chunk(chunk) }?;
-        // SAFETY: schunk is NULL or live per the API.
-        let n = unsafe { modify(schunk, |s| s.append_chunk(c)) }?;
-        if !copy {
-            // SAFETY: with copy false the caller handed us its malloc'd chunk.
-            unsafe { libc::free(chunk.cast()) };
-        }
-        Ok(n)
-    })
+    // SAFETY: forwarded contract.
+    unsafe { store_given_chunk(schunk, chunk, copy, |s, c| s.append_chunk(c)) }
 }
 
 #[no_mangle]
@@ -719,17 +734,8 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    run64(|| {
-        // SAFETY: chunk is a valid chunk per the API.
-        let c = unsafe { c_chunk(chunk) }?;
-        // SAFETY: schunk is NULL or live per the API.
-        let n = unsafe { modify(schunk, |s| s.insert_chunk(nchunk, c)) }?;
-        if !copy {
-            // SAFETY: as in append_chunk.
-            unsafe { libc::free(chunk.cast()) };
-        }
-        Ok(n)
-    })
+    // SAFETY: forwarded contract.
+    unsafe { store_given_chunk(schunk, chunk, copy, |s, c| s.insert_chunk(nchunk, c)) }
 }
 
 #[no_mangle]
@@ -739,17 +745,8 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    run64(|| {
-        // SAFETY: chunk is a valid chunk per the API.
-        let c = unsafe { c_chunk(chunk) }?;
-        // SAFETY: schunk is NULL or live per the API.
-        let n = unsafe { modify(schunk, |s| s.update_chunk(nchunk, c)) }?;
-        if !copy {
-            // SAFETY: as in append_chunk.
-            unsafe { libc::free(chunk.cast()) };
-        }
-        Ok(n)
-    })
+    // SAFETY: forwarded contract.
+    unsafe { store_given_chunk(schunk, chunk, copy, |s, c| s.update_chunk(nchunk, c)) }
 }
 
 #[no_mangle]

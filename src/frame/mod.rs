@@ -566,6 +566,7 @@ impl Frame {
             None => offsets::encode(&offsets)?,
         };
         let tbytes = trailer::encode(vlmetas)?;
+        // Without an offsets index (no chunks) the trailer follows the header right away.
         let off_pos = if self.is_sparse() || off_chunk.is_empty() {
             header_len
         } else {

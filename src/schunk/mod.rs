@@ -669,13 +669,12 @@ impl Schunk {
                 if frame.is_sparse() && old_offset >= 0 {
                     h.cbytes = self.cbytes - old_h.cbytes as i64;
                 }
-                // With no chunk left c-blosc2 writes no offsets index at all: the trailer
-                // follows the header (readers find it from the frame length).
+                // With no chunk left commit_with writes no offsets index (as c-blosc2 does).
                 let off_chunk = if offsets.is_empty() {
-                    Vec::new()
+                    None
                 } else {
                     let room = offsets.len() + 1;
-                    crate::frame::offsets::encode_with_room(&offsets, room)?
+                    Some(crate::frame::offsets::encode_with_room(&offsets, room)?)
                 };
                 frame.commit_with(
                     h.clone(),
@@ -683,7 +682,7 @@ impl Schunk {
                     &self.vlmetas,
                     None,
                     offsets,
-                    Some(off_chunk),
+                    off_chunk,
                 )?;
                 frame.remove_unused_chunk_files(&[old_offset])?;
                 self.nbytes = h.nbytes;
