@@ -6,6 +6,7 @@
 //! instead of letting a msgpack library pick the smallest encoding.
 
 use super::MAX_DIM;
+use crate::chunk::params::ArrayLayout;
 use crate::{Error, Result};
 
 /// Metalayer version written by c-blosc2 3.3.5 (`B2ND_METALAYER_VERSION`).
@@ -100,6 +101,16 @@ impl<'a> Reader<'a> {
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
+}
+
+/// The array layout a "b2nd" metalayer gives the chunk engine's cell filters (ndcell,
+/// ndmean) for a super-chunk of `typesize`; None when the metalayer does not parse.
+pub fn layout(content: &[u8], typesize: i32) -> Option<ArrayLayout> {
+    let (meta, _) = deserialize(content).ok()?;
+    Some(ArrayLayout {
+        typesize,
+        blockshape: meta.blockshape,
+    })
 }
 
 /// Parses a `b2nd` or `caterva` metalayer the way `b2nd_deserialize_meta` does: the array and

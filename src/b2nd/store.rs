@@ -6,6 +6,7 @@ use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::chunk::{special, CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::{Error, Result};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// A sequence of compressed chunks with metalayers and compression parameters.
 pub trait ChunkStore: Sized {
@@ -102,11 +103,12 @@ pub fn decompress_defined(
 pub fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
     let mut dst = Scratch::compressed();
     dst.resize(data.len() + MAX_OVERHEAD, 0);
-    let n = compressor.compress(data, &mut dst)?;
-    if n == 0 {
-        return Err(Error::Failure);
+    // c-blosc2's b2nd answers any compression error (a filter that refuses the data, say)
+    // with BLOSC2_ERROR_FAILURE.
+    match compressor.compress(data, &mut dst) {
+        Ok(n) if n > 0 => Ok(dst[..n].to_vec()),
+        _ => Err(Error::Failure),
     }
-    Ok(dst[..n].to_vec())
 }
 
 /// Chunks and metalayers kept in memory.
@@ -119,6 +121,18 @@ pub struct MemStore {
 }
 
 impl MemStore {
+    /// Hands the contexts the layout of the "b2nd" metalayer (for ndcell and ndmean), as a
+    /// super-chunk does.
+    fn refresh_layout(&mut self) {
+        let typesize = self.compressor.params().typesize;
+        let layout = self
+            .meta_get(super::array::META_NAME)
+            .and_then(|m| super::meta::layout(&m, typesize))
+            .map(Arc::new);
+        self.compressor.set_layout(layout.clone());
+        self.decompressor.set_layout(layout);
+    }
+
     fn index(&self, nchunk: i64, len: usize) -> Result<usize> {
         usize::try_from(nchunk)
             .ok()
@@ -199,6 +213,7 @@ impl ChunkStore for MemStore {
             return Err(Error::InvalidParam);
         }
         self.metalayers.push((name.to_string(), content.to_vec()));
+        self.refresh_layout();
         Ok(())
     }
     fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<()> {
@@ -212,6 +227,7 @@ impl ChunkStore for MemStore {
             return Err(Error::InvalidParam);
         }
         m.1 = content.to_vec();
+        self.refresh_layout();
         Ok(())
     }
     fn vlmeta_names(&self) -> Vec<String> {

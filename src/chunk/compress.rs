@@ -151,8 +151,9 @@ pub(crate) fn encode_stream(
     match &params.user_codec {
         Some(uc) if !codecs::is_builtin(params.compcode) => {
             let r = uc.encode(stream, dst, params.compcode_meta, params);
+            // c-blosc2 answers any negative encoder result with BLOSC2_ERROR_DATA.
             if r < 0 {
-                return Err(Error::from_code(r).unwrap_or(Error::Data));
+                return Err(Error::Data);
             }
             Ok(r as usize)
         }
@@ -194,7 +195,11 @@ pub fn validate(params: &CParams) -> Result<()> {
             NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC => true,
             // both bytedeltas need their number of streams in filters_meta.
             pipeline::BYTEDELTA | pipeline::BYTEDELTA_BUGGY => params.filters_meta[i] != 0,
-            _ => params.user_filters.iter().any(|(id, _)| *id == f),
+            // The params' own, or a registered one (the pipeline looks there too).
+            _ => {
+                params.user_filters.iter().any(|(id, _)| *id == f)
+                    || super::registry::filter(f).is_some()
+            }
         };
         if !usable {
             return Err(Error::FilterPipeline);

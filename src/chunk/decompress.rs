@@ -321,12 +321,16 @@ pub(crate) fn decode_stream(
     if h.compformat() != codecs::UDCODEC_FORMAT {
         return codecs::decompress_stream(h.compformat(), cdata, out, dict, codec);
     }
+    // The params' own codec, or a registered one (the plugins c-blosc2 registers at init are
+    // there from the start, for params built without the C layer).
     let uc = dparams
         .user_codecs
         .iter()
         .find(|(id, _)| *id == h.udcompcode)
+        .map(|(_, c)| c.clone())
+        .or_else(|| super::registry::codec(h.udcompcode).map(|e| e.codec))
         .ok_or(Error::CodecSupport)?;
-    let r = uc.1.decode(cdata, out, h.compcode_meta, dparams);
+    let r = uc.decode(cdata, out, h.compcode_meta, dparams);
     if r < 0 {
         return Err(Error::from_code(r).unwrap_or(Error::Data));
     }

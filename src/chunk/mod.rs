@@ -52,14 +52,25 @@ pub struct Compressor {
 }
 
 impl Compressor {
-    pub fn new(params: CParams) -> Result<Compressor> {
+    pub fn new(mut params: CParams) -> Result<Compressor> {
         compress::validate_for_create(&params)?;
+        // A registered codec the params name but do not carry (params built without the C
+        // layer, such as those of a super-chunk opened from a file).
+        if params.user_codec.is_none() && !crate::codecs::is_builtin(params.compcode) {
+            params.user_codec = registry::codec(params.compcode).map(|e| e.codec);
+        }
         let pool = make_pool(params.nthreads)?;
         Ok(Compressor { params, pool })
     }
 
     pub fn params(&self) -> &CParams {
         &self.params
+    }
+
+    /// Changes the array layout the filters that need one see (the super-chunk's metalayer
+    /// changed).
+    pub fn set_layout(&mut self, layout: Option<Arc<params::ArrayLayout>>) {
+        self.params.layout = layout;
     }
 
     /// Compresses `src` into `dst`; the chunk size, or 0 when it does not fit.
@@ -82,6 +93,11 @@ impl Decompressor {
 
     pub fn params(&self) -> &DParams {
         &self.params
+    }
+
+    /// As [`Compressor::set_layout`].
+    pub fn set_layout(&mut self, layout: Option<Arc<params::ArrayLayout>>) {
+        self.params.layout = layout;
     }
 
     /// Decompresses a chunk into `dst`; returns its nbytes.

@@ -16,6 +16,18 @@ pub const NEVER_SPLIT: i32 = 2;
 pub const AUTO_SPLIT: i32 = 3;
 pub const FORWARD_COMPAT_SPLIT: i32 = 4;
 
+/// The n-dimensional layout of the super-chunk a chunk is compressed for, from its "b2nd"
+/// metalayer. The filters that work on cells of a block (ndcell, ndmean) need it; c-blosc2's
+/// read that metalayer through `cparams->schunk` on each call, here the super-chunk hands it
+/// to its contexts whenever the metalayer changes (see `Schunk::refresh_layout`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayLayout {
+    /// The super-chunk's typesize (what c-blosc2's filters take on decompression).
+    pub typesize: i32,
+    /// The shape of a block, one entry per dimension (at most 8).
+    pub blockshape: Vec<i32>,
+}
+
 /// A user-registered codec, as the core sees it.
 pub trait UserCodec: Send + Sync {
     /// Returns the compressed size, 0 if it did not fit, negative on error.
@@ -84,6 +96,8 @@ pub struct CParams {
     pub prefilter: Option<Arc<dyn BlockCallback>>,
     pub user_codec: Option<Arc<dyn UserCodec>>,
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
+    /// The layout of the array this context compresses for, when it has one.
+    pub layout: Option<Arc<ArrayLayout>>,
     pub owner: Option<Owner>,
 }
 
@@ -105,6 +119,7 @@ impl Default for CParams {
             prefilter: None,
             user_codec: None,
             user_filters: Vec::new(),
+            layout: None,
             owner: None,
         }
     }
@@ -133,6 +148,8 @@ pub struct DParams {
     pub postfilter: Option<Arc<dyn BlockCallback>>,
     pub user_codecs: Vec<(u8, Arc<dyn UserCodec>)>,
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
+    /// The layout of the array this context decompresses for, when it has one.
+    pub layout: Option<Arc<ArrayLayout>>,
     pub owner: Option<Owner>,
 }
 
@@ -144,6 +161,7 @@ impl Default for DParams {
             postfilter: None,
             user_codecs: Vec::new(),
             user_filters: Vec::new(),
+            layout: None,
             owner: None,
         }
     }

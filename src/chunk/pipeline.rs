@@ -6,10 +6,12 @@
 //! decoded block.
 
 use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
-use super::params::{BlockInfo, CParams, DParams};
+use super::params::{BlockInfo, CParams, DParams, UserFilter};
+use super::registry;
 use super::scratch::pair_mut;
 use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
 use crate::{Error, Result};
+use std::sync::Arc;
 
 /// Ids of the bytedelta filters (registered plugin ids in c-blosc2): the old one and the fixed one.
 pub const BYTEDELTA_BUGGY: u8 = 34;
@@ -40,6 +42,17 @@ fn bytedelta_streams(typesize: usize, meta: u8) -> usize {
     }
 }
 
+/// The filter with id `f`: the one the params carry, else the registry's (the plugins c-blosc2
+/// registers at init are there from the start, so params built without the C layer, such as
+/// those of a super-chunk opened from a file, still find them).
+fn filter_for(given: &[(u8, Arc<dyn UserFilter>)], f: u8) -> Option<Arc<dyn UserFilter>> {
+    given
+        .iter()
+        .find(|(id, _)| *id == f)
+        .map(|(_, uf)| uf.clone())
+        .or_else(|| registry::filter(f).map(|e| e.filter))
+}
+
 /// Applies one forward filter from `src` to `dst` (equal lengths).
 #[allow(clippy::too_many_arguments)]
 fn forward_one(
@@ -64,16 +77,8 @@ fn forward_one(
             bytedelta::bytedelta_buggy_forward(bytedelta_streams(typesize, meta), src, dst)?
         }
         f if f > DEFINED_FILTERS_STOP => {
-            let uf = params
-                .user_filters
-                .iter()
-                .find(|(id, _)| *id == f)
-                .ok_or(Error::FilterPipeline)?;
-            if uf
-                .1
-                .forward(src, dst, meta, params, nblock as i32, typesize as i32)
-                != 0
-            {
+            let uf = filter_for(&params.user_filters, f).ok_or(Error::FilterPipeline)?;
+            if uf.forward(src, dst, meta, params, nblock as i32, typesize as i32) != 0 {
                 return Err(Error::FilterPipeline);
             }
         }
@@ -204,14 +209,8 @@ fn backward_one(
             bytedelta::bytedelta_buggy_backward(bytedelta_streams(ts, meta), src, dst)?
         }
         f if f > DEFINED_FILTERS_STOP => {
-            let uf = bw
-                .dparams
-                .user_filters
-                .iter()
-                .find(|(id, _)| *id == f)
-                .ok_or(Error::FilterPipeline)?;
-            let rc =
-                uf.1.backward(src, dst, meta, bw.dparams, nblock as i32, ts as i32);
+            let uf = filter_for(&bw.dparams.user_filters, f).ok_or(Error::FilterPipeline)?;
+            let rc = uf.backward(src, dst, meta, bw.dparams, nblock as i32, ts as i32);
             if rc != 0 {
                 return Err(if rc < 0 {
                     Error::from_code(rc).unwrap_or(Error::FilterPipeline)

@@ -35,7 +35,9 @@ pub struct FilterEntry {
     pub filter: Arc<dyn UserFilter>,
 }
 
-static CODECS: RwLock<Vec<CodecEntry>> = RwLock::new(Vec::new());
+/// Starts with the codecs c-blosc2 registers at init, as `FILTERS` does with the filters.
+static CODECS: LazyLock<RwLock<Vec<CodecEntry>>> =
+    LazyLock::new(|| RwLock::new(super::plugins::builtin_codecs()));
 /// Starts with the filters c-blosc2 registers at init, so no caller can see it without them.
 static FILTERS: LazyLock<RwLock<Vec<FilterEntry>>> =
     LazyLock::new(|| RwLock::new(super::plugins::builtin_filters()));

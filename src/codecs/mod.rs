@@ -6,6 +6,7 @@
 
 pub mod blosclz;
 pub mod lz4;
+pub mod ndlz;
 pub mod zlib;
 pub mod zstd;
 

@@ -205,6 +205,7 @@ impl Schunk {
         sc.flags2 = flags2;
         sc.metas = metas;
         sc.vlmetas = vlmetas;
+        sc.refresh_layout()?;
         Ok(sc)
     }
 
@@ -884,6 +885,7 @@ impl Schunk {
             self.metas.pop();
             return Err(e);
         }
+        self.refresh_layout()?;
         Ok(self.metas.len() - 1)
     }
 
@@ -895,7 +897,37 @@ impl Schunk {
         }
         self.metas[i].content[..content.len()].copy_from_slice(content);
         self.flush_frame()?;
+        self.refresh_layout()?;
         Ok(i)
+    }
+
+    /// The array layout the "b2nd" metalayer describes (None without one, or when it does not
+    /// parse), handed to the compressor and decompressor for the filters that need it.
+    pub fn layout(&self) -> Option<&Arc<crate::chunk::params::ArrayLayout>> {
+        self.storage.cparams.layout.as_ref()
+    }
+
+    /// Re-reads the layout from the "b2nd" metalayer after a metalayer change, rebuilding the
+    /// contexts when it differs. The super-chunk layer decodes the metalayer (with
+    /// `b2nd::meta`, a plain parser) so the chunk engine never looks at metalayers.
+    fn refresh_layout(&mut self) -> Result<()> {
+        let layout = self
+            .meta_get(crate::b2nd::array::META_NAME)
+            .ok()
+            .and_then(|m| crate::b2nd::meta::layout(m, self.storage.cparams.typesize))
+            .map(Arc::new);
+        if layout == self.storage.cparams.layout && layout == self.storage.dparams.layout {
+            return Ok(());
+        }
+        let mut cparams = self.storage.cparams.clone();
+        let mut dparams = self.storage.dparams.clone();
+        cparams.layout = layout.clone();
+        dparams.layout = layout;
+        self.compressor = Compressor::new(cparams.clone())?;
+        self.decompressor = Decompressor::new(dparams.clone())?;
+        self.storage.cparams = cparams;
+        self.storage.dparams = dparams;
+        Ok(())
     }
 
     /// The content of metalayer `name`.
