@@ -5,7 +5,7 @@
 //! Data flows down: capi -> b2nd -> schunk -> frame -> io, and schunk/b2nd -> chunk -> filters/codecs.
 
 pub mod b2nd;
-pub mod capi;
+mod capi;
 pub mod chunk;
 pub mod codecs;
 pub mod error;
