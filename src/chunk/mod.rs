@@ -6,10 +6,10 @@ pub mod decompress;
 pub mod header;
 pub mod params;
 pub mod pipeline;
-pub mod plugins;
+pub(crate) mod plugins;
 pub mod registry;
-pub mod runner;
-pub mod scratch;
+pub(crate) mod runner;
+pub(crate) mod scratch;
 pub mod special;
 pub mod vlblocks;
 

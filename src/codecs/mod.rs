@@ -42,7 +42,7 @@ pub fn is_builtin(compcode: u8) -> bool {
 }
 
 /// A dictionary prepared for one chunk (compression or decompression side).
-pub enum Dict<'a> {
+pub(crate) enum Dict<'a> {
     None,
     Zstd(&'a zstd::PreparedDict),
     Lz4(&'a [u8]),
@@ -50,13 +50,13 @@ pub enum Dict<'a> {
 
 /// Per-thread codec state reused across blocks (Zstd contexts are expensive to create).
 #[derive(Default)]
-pub struct CodecScratch {
-    pub zstd: zstd::ZstdContexts,
+pub(crate) struct CodecScratch {
+    pub(crate) zstd: zstd::ZstdContexts,
 }
 
 /// Compresses one stream with a built-in codec. Returns the compressed size, or 0 when the
 /// output did not fit in `dst` (the caller then stores the stream raw).
-pub fn compress_stream(
+pub(crate) fn compress_stream(
     compcode: u8,
     clevel: u8,
     src: &[u8],
@@ -86,7 +86,7 @@ pub fn compress_stream(
 
 /// Decompresses one stream whose codec is given by its format code (bits 5..7 of the flags).
 /// Returns the number of bytes written, which must equal `dst.len()` for a valid stream.
-pub fn decompress_stream(
+pub(crate) fn decompress_stream(
     format: u8,
     src: &[u8],
     dst: &mut [u8],
