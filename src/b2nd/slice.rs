@@ -86,8 +86,9 @@ pub struct BlockPart<'a> {
     pub nblock: usize,
     /// Array coordinates of the block's first item.
     pub block_origin: &'a [i64],
-    /// The intersection of slice, block and array, in array coordinates.
+    /// The intersection of slice, block and array, in array coordinates: first item.
     pub start: &'a [i64],
+    /// One past the intersection's last item along each dimension.
     pub stop: &'a [i64],
 }
 

@@ -22,7 +22,9 @@ pub struct Storage {
     pub contiguous: bool,
     /// A file (contiguous) or directory (sparse); `None` keeps everything in memory.
     pub urlpath: Option<PathBuf>,
+    /// Parameters every chunk the super-chunk compresses uses.
     pub cparams: CParams,
+    /// Parameters chunks are decompressed with.
     pub dparams: DParams,
     /// How files are opened (stdio by default; a user backend otherwise).
     pub io: Arc<dyn Io>,
@@ -292,12 +294,15 @@ impl Schunk {
 
     // ----- properties ----------------------------------------------------------------------
 
+    /// Where the chunks live and with which parameters (the urlpath without `file:///`).
     pub fn storage(&self) -> &Storage {
         &self.storage
     }
+    /// The compression parameters (for a reopened frame: those its header records).
     pub fn cparams(&self) -> &CParams {
         &self.storage.cparams
     }
+    /// The decompression parameters.
     pub fn dparams(&self) -> &DParams {
         &self.storage.dparams
     }
@@ -305,34 +310,45 @@ impl Schunk {
     pub fn compressor(&self) -> &Compressor {
         &self.compressor
     }
+    /// The decompressor built from `dparams`.
     pub fn decompressor(&self) -> &Decompressor {
         &self.decompressor
     }
+    /// Bytes of one item.
     pub fn typesize(&self) -> i32 {
         self.storage.cparams.typesize
     }
+    /// Bytes of data per chunk as c-blosc2 keeps it: set by the first chunk, -1 before,
+    /// 0 once chunks differ in size (only the last may be shorter).
     pub fn chunksize(&self) -> i32 {
         self.chunksize
     }
+    /// Block size in bytes as c-blosc2 reports it: the cparams' (0 = automatic) for a new
+    /// super-chunk, the frame header's for an opened one, 0 once chunks copied into memory
+    /// disagree.
     pub fn blocksize(&self) -> i32 {
         self.blocksize
     }
+    /// Bytes of data in all chunks, uncompressed.
     pub fn nbytes(&self) -> i64 {
         self.nbytes
     }
+    /// Bytes of all chunks as stored, headers included (not the frame's own overhead).
     pub fn cbytes(&self) -> i64 {
         self.cbytes
     }
+    /// The `blosc2_flags2` byte of the first chunk ([`VL_BLOCKS`] for a super-chunk of
+    /// variable-length-block chunks).
     pub fn flags2(&self) -> u8 {
         self.flags2
     }
+    /// Number of chunks.
     pub fn nchunks(&self) -> i64 {
         match &self.chunks {
             Chunks::List(l) => l.len() as i64,
             Chunks::Frame(f) => f.nchunks(),
         }
     }
-    /// The frame behind the super-chunk, if any.
     /// The bytes of an in-memory frame, taken out of the super-chunk (see
     /// `Frame::take_owned_bytes`); the super-chunk must not be used afterwards.
     pub fn take_frame_bytes(&mut self) -> Option<Vec<u8>> {
@@ -342,12 +358,14 @@ impl Schunk {
         }
     }
 
+    /// The frame behind the super-chunk, if any (none for a plain in-memory list of chunks).
     pub fn frame(&self) -> Option<&Frame> {
         match &self.chunks {
             Chunks::Frame(f) => Some(f),
             Chunks::List(_) => None,
         }
     }
+    /// The fixed-length metalayers, in the order they were added.
     pub fn metalayers(&self) -> &[Meta] {
         &self.metas
     }
