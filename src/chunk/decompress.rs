@@ -18,7 +18,7 @@ pub trait LazyBlocks: Sync {
 }
 
 /// A chunk ready to decode: header, block table, dictionary.
-pub struct Chunk<'a> {
+pub(crate) struct Chunk<'a> {
     pub header: ChunkHeader,
     pub src: &'a [u8],
     nblocks: usize,

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 /// The worker pool for `nthreads` (> 1). Contexts asking for the same number of threads share
 /// one pool, as c-blosc2 shares its thread pools; it lives as long as a context holds it.
-pub fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>> {
+pub(crate) fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>> {
     if nthreads <= 1 {
         return Ok(None);
     }
@@ -52,12 +52,18 @@ pub struct Compressor {
 }
 
 impl Compressor {
+    /// A compressor for `params`, with a worker pool when `nthreads` > 1 (pools are shared
+    /// between contexts of the same size). Fails with [`Error::FilterPipeline`] for a filter id
+    /// c-blosc2 does not know (built-in ids, its plugin ids 32..=36 and user ids 160.. pass),
+    /// [`Error::ThreadCreate`] when the pool cannot start; the rest of the parameters is
+    /// checked by each `compress`.
     pub fn new(params: CParams) -> Result<Compressor> {
         compress::validate_for_create(&params)?;
         let pool = make_pool(params.nthreads)?;
         Ok(Compressor { params, pool })
     }
 
+    /// The parameters it compresses with.
     pub fn params(&self) -> &CParams {
         &self.params
     }
@@ -75,11 +81,14 @@ pub struct Decompressor {
 }
 
 impl Decompressor {
+    /// A decompressor for `params`, with a worker pool when `nthreads` > 1; fails only with
+    /// [`Error::ThreadCreate`] when the pool cannot start.
     pub fn new(params: DParams) -> Result<Decompressor> {
         let pool = make_pool(params.nthreads)?;
         Ok(Decompressor { params, pool })
     }
 
+    /// The parameters it decompresses with.
     pub fn params(&self) -> &DParams {
         &self.params
     }

@@ -13,6 +13,8 @@ use crate::{Error, Result};
 
 /// Ids of the bytedelta filters (registered plugin ids in c-blosc2): the old one and the fixed one.
 pub const BYTEDELTA_BUGGY: u8 = 34;
+/// Id of the fixed bytedelta filter (`BLOSC_FILTER_BYTEDELTA`); its meta byte, the number of
+/// byte streams (normally the typesize), must be non-zero to compress.
 pub const BYTEDELTA: u8 = 35;
 /// Filters with ids above this are plugins or user-defined.
 pub const DEFINED_FILTERS_STOP: u8 = 31;
@@ -22,6 +24,7 @@ pub const DEFINED_FILTERS_STOP: u8 = 31;
 pub(crate) enum Loc {
     /// The caller's source (forward) or destination block (backward).
     Outer,
+    /// One of the scratch buffers, by index.
     Buf(usize),
 }
 

@@ -34,20 +34,27 @@ pub fn sframe_chunk_path(dir: &Path, id: i64) -> PathBuf {
 pub enum Backing {
     /// A contiguous frame starting at `offset` in `store` (a buffer or a file).
     Contiguous {
+        /// The bytes: memory, a file, or a user I/O backend.
         store: Box<dyn ByteStore>,
+        /// Byte position of the frame's first byte in `store`.
         offset: u64,
     },
     /// A sparse frame: the index frame in `index`, chunk files in `dir`.
     Sparse {
+        /// The directory holding `chunks.b2frame` and the `NNNNNNNN.chunk` files.
         dir: PathBuf,
+        /// The opened index frame ([`SFRAME_INDEX`]).
         index: Box<dyn ByteStore>,
     },
 }
 
 /// What opening a frame finds besides the frame itself.
 pub struct Opened {
+    /// The frame, its header and chunk offsets read and checked.
     pub frame: Frame,
+    /// The fixed-length metalayers of the header, in order.
     pub metas: Vec<Meta>,
+    /// The variable-length metalayers of the trailer (contents still compressed).
     pub vlmetas: Vec<Meta>,
     /// `blosc2_flags2` of the first chunk (tells VL-block super-chunks), 0 without chunks.
     pub flags2: u8,
@@ -79,6 +86,7 @@ impl Frame {
         self.header.frame_len == 0
     }
 
+    /// Number of chunks (entries of the offsets index).
     pub fn nchunks(&self) -> i64 {
         self.offsets.len() as i64
     }
@@ -88,6 +96,7 @@ impl Frame {
         &self.offsets
     }
 
+    /// Whether this is a sparse frame (a directory of chunk files).
     pub fn is_sparse(&self) -> bool {
         matches!(self.backing, Backing::Sparse { .. })
     }
