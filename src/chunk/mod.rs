@@ -68,7 +68,16 @@ impl Compressor {
         &self.params
     }
 
-    /// Compresses `src` into `dst`; the chunk size, or 0 when it does not fit.
+    /// Compresses `src` into `dst` as one chunk; returns the chunk's size in bytes, or 0 when
+    /// it does not fit in `dst` (a `dst` of `src.len() +`
+    /// [`MAX_OVERHEAD`](header::MAX_OVERHEAD) bytes always suffices).
+    ///
+    /// # Errors
+    /// [`Error::MaxBufsizeExceeded`] when `src` is larger than
+    /// [`MAX_BUFFERSIZE`](header::MAX_BUFFERSIZE) or `dst` shorter than `MAX_OVERHEAD`;
+    /// [`Error::CodecParam`] for a level above 9 (or a dictionary with a codec that takes
+    /// none); [`Error::CodecSupport`], [`Error::FilterPipeline`] for a codec or filter that is
+    /// neither built in nor given; whatever a user codec, filter or prefilter reports.
     pub fn compress(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         compress::compress(&self.params, self.pool.as_deref(), src, dst)
     }
@@ -93,7 +102,16 @@ impl Decompressor {
         &self.params
     }
 
-    /// Decompresses a chunk into `dst`; returns its nbytes.
+    /// Decompresses the chunk `src` into `dst`; returns the number of bytes written, the
+    /// chunk's nbytes. `maskout`, one flag per block, skips the blocks marked `true` (their
+    /// bytes in `dst` are left as they were).
+    ///
+    /// # Errors
+    /// [`Error::WriteBuffer`] when `dst` is shorter than the chunk's nbytes;
+    /// [`Error::ReadBuffer`], [`Error::InvalidHeader`] or [`Error::Data`] when `src` is not a
+    /// whole, consistent chunk (a mask of the wrong length included);
+    /// [`Error::CodecSupport`] for a codec neither built in nor registered; what a postfilter,
+    /// user codec or filter reports.
     pub fn decompress(
         &self,
         src: &[u8],

@@ -85,6 +85,15 @@ fn check_name(name: &str) -> Result<()> {
 impl Schunk {
     /// Creates an empty super-chunk in `storage` (an existing cframe file or sframe directory
     /// at `urlpath` is an error, as in c-blosc2).
+    ///
+    /// With a `urlpath` the file or directory is written at once, and every later change
+    /// (chunks, metalayers) goes to it before the call returns: there is nothing to flush or
+    /// close.
+    ///
+    /// # Errors
+    /// [`Error::FileOpen`] when `urlpath` exists or cannot be created; [`Error::CodecSupport`],
+    /// [`Error::FilterPipeline`] or [`Error::ThreadCreate`] for cparams no compressor can be
+    /// built from; write errors of the I/O backend.
     pub fn new(mut storage: Storage) -> Result<Schunk> {
         storage.urlpath = storage.urlpath.as_deref().map(local_path);
         let mut sc = Schunk::bare(storage, Chunks::List(Vec::new()))?;
@@ -235,7 +244,14 @@ impl Schunk {
         Schunk::from_opened(opened, Storage::default())
     }
 
-    /// Opens a cframe file or sframe directory.
+    /// Opens a cframe file or sframe directory, for reading and (when the file allows it)
+    /// writing. The parameters come from the frame header.
+    ///
+    /// # Errors
+    /// [`Error::FileOpen`] when the path does not exist or cannot be opened;
+    /// [`Error::ReadBuffer`], [`Error::InvalidHeader`], [`Error::Data`],
+    /// [`Error::FrameType`] or [`Error::VersionSupport`] when it is not a frame this library
+    /// reads (checked: header, offsets index and trailer).
     pub fn open(urlpath: &Path) -> Result<Schunk> {
         Schunk::open_offset_with(urlpath, 0, Arc::new(FileIo))
     }
