@@ -89,7 +89,7 @@ pub trait ChunkStore: Sized {
 /// `maskout` if it fits the chunk's blocks, else `None` (decompress everything): special-value
 /// chunks have a single block whatever the array's block shape, and a mask is only an
 /// optimisation.
-pub fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&'m [bool]> {
+pub(crate) fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&'m [bool]> {
     let m = maskout?;
     let h = ChunkHeader::parse(chunk).ok()?;
     (h.nblocks_leftover().0 == m.len()).then_some(m)
@@ -97,7 +97,7 @@ pub fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&
 
 /// Decompresses `chunk` as `ChunkStore::decompress_chunk` requires: the mask only when it fits,
 /// and zeros for an uninitialised chunk.
-pub fn decompress_defined(
+pub(crate) fn decompress_defined(
     decompressor: &Decompressor,
     chunk: &[u8],
     dst: &mut [u8],
@@ -113,7 +113,7 @@ pub fn decompress_defined(
 }
 
 /// Compresses `data` as one chunk (room for the worst case, so it always fits).
-pub fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
+pub(crate) fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
     let mut dst = Scratch::compressed();
     dst.resize(data.len() + MAX_OVERHEAD, 0);
     let n = compressor.compress(data, &mut dst)?;
