@@ -88,8 +88,8 @@ pub enum Error {
     /// `BLOSC2_ERROR_METALAYER_NOT_FOUND` (-34): the metalayer an array needs (`b2nd` or
     /// `caterva`) is missing.
     MetalayerNotFound,
-    /// `BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED` (-35): a buffer would exceed the largest size a chunk
-    /// holds (`i32::MAX` minus the header).
+    /// `BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED` (-35): a buffer exceeds the most a chunk holds
+    /// (`i32::MAX` minus the header), or a destination cannot hold even a chunk header.
     MaxBufsizeExceeded,
     /// `BLOSC2_ERROR_TUNER` (-36): a tuner failed (returned by the C layer).
     Tuner,

@@ -36,8 +36,8 @@ pub struct Params<O> {
     pub chunkshape: Vec<i32>,
     /// Items of a block along each dimension, each no larger than the chunk's.
     pub blockshape: Vec<i32>,
-    /// The item type, written into the b2nd metalayer (NumPy's format by default: `"<f8"`,
-    /// `"|S4"`, ...); the array itself only uses the typesize.
+    /// The item type, written into the b2nd metalayer, in NumPy's notation (`"<f8"`, `"|S4"`,
+    /// ...; [`Params::new`] sets `"|S<typesize>"`). The array itself only uses the typesize.
     pub dtype: String,
     /// Which notation `dtype` uses (0 = NumPy, [`meta::DTYPE_NUMPY_FORMAT`]).
     pub dtype_format: i8,

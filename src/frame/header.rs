@@ -92,7 +92,8 @@ pub struct FrameHeader {
     pub cbytes: i64,
     /// Item size in bytes.
     pub typesize: i32,
-    /// Block size in bytes the super-chunk's compression parameters ask for (0 = automatic).
+    /// Block size in bytes recorded for the super-chunk (see
+    /// [`Schunk::blocksize`](crate::schunk::Schunk::blocksize)).
     pub blocksize: i32,
     /// Bytes of data per chunk: every chunk has this size but the last, which may be smaller.
     /// -1 before the first chunk, 0 once chunks differ in size.
