@@ -431,6 +431,16 @@ impl Frame {
         if nblocks == 0 || nblocks > i32::MAX as usize {
             return Err(Error::InvalidHeader);
         }
+        // A chunk must lie inside its file, and a memcpyed one holds its nbytes: that bounds the
+        // block count (and the lazy chunk built below) by the file's size, whatever a damaged
+        // header claims (a 141 KB frame once asked for 16 GiB of block sizes here).
+        let end = pos.checked_add(h.cbytes as u64).ok_or(Error::FileRead)?;
+        if end > store.size()? {
+            return Err(Error::FileRead);
+        }
+        if h.memcpyed() && (h.cbytes as i64) < h.nbytes as i64 + EXTENDED_HEADER_LENGTH as i64 {
+            return Err(Error::InvalidHeader);
+        }
         let special = h.special_raw();
         if special == Special::Value as u8 {
             let len = EXTENDED_HEADER_LENGTH + h.typesize as usize;
