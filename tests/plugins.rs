@@ -4,10 +4,13 @@
 //! the reference is in capi-tests/plugin_interop.c.)
 
 use blosc2::b2nd::{Array, MemStore, Params};
-use blosc2::chunk::plugins::{NDCELL, NDMEAN};
 use blosc2::chunk::{CParams, Compressor};
 use blosc2::schunk::{Schunk, Storage};
 use blosc2::Error;
+
+/// `BLOSC_FILTER_NDCELL` and `BLOSC_FILTER_NDMEAN`.
+const NDCELL: u8 = 32;
+const NDMEAN: u8 = 33;
 
 fn cparams(filter: u8, meta: u8, typesize: i32) -> CParams {
     let mut filters = [0; 6];

@@ -8,7 +8,7 @@
 //! not a whole block of that shape or the block holds fewer items than one full cell;
 //! `meta` is read as a signed byte and must be positive (the reference divides by it).
 //!
-//! [`Cells`] is the walk over a block's cells that ndmean shares.
+//! `Cells` is the walk over a block's cells that ndmean shares.
 
 use crate::{Error, Result};
 
