@@ -13,7 +13,8 @@ use std::ptr;
 use libc::{c_char, c_int, c_void};
 
 use crate::capi::library::guard;
-use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context};
+use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context, OwnedContext};
+use crate::capi::tuner;
 use crate::capi::types::*;
 use crate::chunk::header::{
     ChunkHeader, Special, DOBITSHUFFLE, DOSHUFFLE, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
@@ -25,7 +26,7 @@ use crate::codecs::names;
 use crate::{global, Error, Result};
 
 /// Runs an entry point body: errors become their codes, a panic becomes `Failure`.
-fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
+pub(crate) fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
     guard(
         Error::Failure.code(),
         AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
@@ -209,21 +210,22 @@ fn apply_cctx_env(c: &mut blosc2_cparams) {
 // ------------------------------------------------------------------------------------------
 // Contexts
 
-/// Rejections at creation that c-blosc2 makes beyond the core's own (a tuner we do not have).
-fn create_cctx(cparams: &blosc2_cparams) -> Result<Context> {
+/// `blosc2_create_cctx`: the environment applied, the context boxed, then the tuner the
+/// parameters name (if any) initialised with it.
+fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
     let mut c = *cparams;
     apply_cctx_env(&mut c);
-    if c.tuner_id > 0 {
-        // No tuner can be registered, so a named one is never found.
-        return Err(Error::Tuner);
-    }
-    Context::new_compress(&c, |_| {})
+    // c-blosc2 replaces an id <= 0 by its default tuner's (0, its automatic block size).
+    c.tuner_id = c.tuner_id.max(0);
+    let ctx = Context::new_compress(&c, |_| {})?.into_owned();
+    tuner::init_context(&c, ctx.as_ptr())?;
+    Ok(ctx)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context_s {
     guard(ptr::null_mut(), || {
-        create_cctx(&cparams).map_or(ptr::null_mut(), Context::into_handle)
+        create_cctx(&cparams).map_or(ptr::null_mut(), OwnedContext::into_raw)
     })
 }
 
@@ -254,7 +256,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
 ) -> c_int {
     run(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
         if cparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -271,7 +273,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
 ) -> c_int {
     run(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
         if dparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -309,8 +311,9 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     destsize: i32,
 ) -> c_int {
     run(|| {
+        // Read-only: a tuner or prefilter called during the compression may read the context.
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
         let compressor = ctx.compressor()?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
@@ -468,9 +471,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
 // The global API
 
 fn ensure_init() {
-    if !global::settings().initialized {
-        global::init();
-    }
+    crate::capi::library::init_library();
 }
 
 /// `blosc2_compress`: the environment first (c-blosc2 stores what it finds in the global
@@ -530,7 +531,7 @@ fn global_compress(
         c.nthreads = s.nthreads;
         c.splitmode = s.splitmode;
         let ctx = create_cctx(&c).map_err(|_| Error::NullPointer)?;
-        return len_of(ctx.compressor()?.compress(src, dst)?);
+        return len_of(ctx.get().compressor()?.compress(src, dst)?);
     }
 
     if src.len() as i64 > MAX_BUFFERSIZE || dst.len() < MAX_OVERHEAD {
@@ -980,7 +981,8 @@ fn special_chunk(
         return Err(Error::Data);
     }
     let ctx = create_cctx(cparams).map_err(|_| Error::NullPointer)?;
-    let params = ctx.compressor()?.params();
+    let params = ctx.get().compressor()?.params();
+    params.consult_tuner()?;
     if nbytes as i64 > MAX_BUFFERSIZE {
         return Err(Error::MaxBufsizeExceeded);
     }
@@ -1073,8 +1075,9 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     destsize: i32,
 ) -> c_int {
     run(|| {
-        // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        // SAFETY: context is NULL or a live handle, per the API (read-only, as in
+        // blosc2_compress_ctx).
+        let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
         let compressor = ctx.compressor()?;
         if nblocks <= 0 {
             return Err(Error::InvalidParam);
@@ -1206,7 +1209,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
 ///
 /// # Safety
 /// `s` is NULL or a NUL-terminated string.
-unsafe fn name_of(s: *const c_char) -> String {
+pub(crate) unsafe fn name_of(s: *const c_char) -> String {
     if s.is_null() {
         return String::new();
     }

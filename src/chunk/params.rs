@@ -47,6 +47,16 @@ pub trait UserFilter: Send + Sync {
     ) -> i32;
 }
 
+/// A compression tuner (c-blosc2's `blosc2_tuner`), as the core sees it: consulted once before
+/// each chunk is compressed with the parameters it rides in. It observes and may veto; it cannot
+/// change the parameters (c-blosc2's tuners do that by writing its private context, which has no
+/// public counterpart).
+pub trait Tuner: Send + Sync {
+    /// c-blosc2's `next_blocksize` hook, run before the chunk's block size is chosen. An error
+    /// aborts the compression with that error.
+    fn next_blocksize(&self, params: &CParams) -> crate::Result<()>;
+}
+
 /// Per-block callback run before the filters (prefilter) or after them (postfilter).
 pub trait BlockCallback: Send + Sync {
     /// `input` is the block's source (for a prefilter: the chunk's source bytes of this block),
@@ -84,7 +94,18 @@ pub struct CParams {
     pub prefilter: Option<Arc<dyn BlockCallback>>,
     pub user_codec: Option<Arc<dyn UserCodec>>,
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
+    pub tuner: Option<Arc<dyn Tuner>>,
     pub owner: Option<Owner>,
+}
+
+impl CParams {
+    /// Runs the tuner's hook, if there is one, before a compression with these parameters.
+    pub fn consult_tuner(&self) -> crate::Result<()> {
+        match &self.tuner {
+            Some(t) => t.next_blocksize(self),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Default for CParams {
@@ -105,6 +126,7 @@ impl Default for CParams {
             prefilter: None,
             user_codec: None,
             user_filters: Vec::new(),
+            tuner: None,
             owner: None,
         }
     }
