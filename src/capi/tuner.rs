@@ -319,4 +319,66 @@ mod tests {
         assert_eq!(register(entry(1000), "n0".into()), Err(Error::CodecSupport));
         reset_registry();
     }
+
+    static SEEN_PARAMS: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+    static SEEN_CONTEXT: AtomicPtr<blosc2_context_s> = AtomicPtr::new(std::ptr::null_mut());
+
+    /// Reads its context back through the public API, as a tuner written against blosc2.h can.
+    unsafe extern "C" fn read_back_next(ctx: *mut blosc2_context_s) -> c_int {
+        SEEN_CONTEXT.store(ctx, Ordering::SeqCst);
+        // SAFETY: all-zero bytes are a valid blosc2_cparams (integers, pointers, Options).
+        let mut cp: blosc2_cparams = unsafe { std::mem::zeroed() };
+        // SAFETY: ctx is the live context being compressed with; cp is writable.
+        if unsafe { crate::capi::chunk::blosc2_ctx_get_cparams(ctx, &mut cp) } != 0 {
+            return -1;
+        }
+        SEEN_PARAMS.store(cp.tuner_params, Ordering::SeqCst);
+        0
+    }
+
+    #[test]
+    fn tuner_reads_its_context_through_the_public_api() {
+        let _state = crate::global::TEST_STATE_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        crate::capi::library::init_library();
+        let mut t = blosc2_tuner {
+            init: Some(count_init),
+            next_blocksize: Some(read_back_next),
+            next_cparams: None,
+            update: None,
+            free: None,
+            id: 250,
+            name: c"read-back".as_ptr().cast_mut(),
+        };
+        // SAFETY: a valid tuner; NULL is refused with c-blosc2's registration code for it.
+        unsafe {
+            assert_eq!(blosc2_register_tuner(&mut t), 0);
+            assert_eq!(blosc2_register_tuner(std::ptr::null_mut()), -12);
+        }
+        let mut config = 1u8;
+        let mut c = crate::capi::params::cparams_to_c(&CParams::default());
+        c.tuner_id = 250;
+        c.tuner_params = (&mut config as *mut u8).cast();
+        // SAFETY: plain parameters; the context is freed below.
+        let ctx = unsafe { crate::capi::chunk::blosc2_create_cctx(c) };
+        assert!(!ctx.is_null());
+        let src: Vec<u8> = (0..4096u32).flat_map(|i| (i % 13).to_le_bytes()).collect();
+        let mut dst = vec![0u8; src.len() + 64];
+        // SAFETY: src and dst hold the sizes given; ctx is live.
+        let n = unsafe {
+            crate::capi::chunk::blosc2_compress_ctx(
+                ctx,
+                src.as_ptr().cast(),
+                src.len() as i32,
+                dst.as_mut_ptr().cast(),
+                dst.len() as i32,
+            )
+        };
+        assert!(n > 0);
+        assert_eq!(SEEN_CONTEXT.load(Ordering::SeqCst), ctx);
+        assert_eq!(SEEN_PARAMS.load(Ordering::SeqCst), c.tuner_params);
+        // SAFETY: the context created above.
+        unsafe { crate::capi::chunk::blosc2_free_ctx(ctx) };
+    }
 }
