@@ -1,7 +1,7 @@
 /* User tuners (blosc2_register_tuner), side by side with the reference c-blosc2 3.3.5.
  *
  * A counting tuner records every call of its five callbacks, the config and contexts it was
- * given, and what blosc2_ctx_get_cparams reports from inside next_blocksize. The program prints
+ * given, and what blosc2_ctx_get_cparams reports from inside init and next_blocksize. The program prints
  * the counts after each library call, so run.sh's diff shows that both libraries make the same
  * calls in the same places: registration codes; init at context creation (contexts, special-value
  * chunks, super-chunks, b2nd arrays); next_blocksize before every compression; next_cparams,
@@ -50,11 +50,23 @@ static int seen_tuner_id, seen_blocksize, seen_typesize, seen_clevel, seen_compc
 /* What its callbacks answer. */
 static int init_answer = 0, next_blocksize_answer = 0;
 
+static int init_view_tuner_id, init_view_typesize, init_view_blocksize, init_view_codec_params;
+
 static int count_init(void *config, blosc2_context *cctx, blosc2_context *dctx) {
   n_init++;
   seen_config = config;
   seen_init_cctx = cctx;
   seen_init_dctx = dctx;
+  /* What the context reports while init runs (c-blosc2 stores the tuner id and codec params
+   * only after init returns). */
+  blosc2_cparams cp;
+  memset(&cp, 0, sizeof cp);
+  if (blosc2_ctx_get_cparams(cctx, &cp) == 0) {
+    init_view_tuner_id = cp.tuner_id;
+    init_view_typesize = cp.typesize;
+    init_view_blocksize = cp.blocksize;
+    init_view_codec_params = cp.codec_params != NULL;
+  }
   return init_answer;
 }
 
@@ -107,6 +119,7 @@ static blosc2_cparams tuned_cparams(int tuner_id, int32_t blocksize) {
   cp.blocksize = blocksize;
   cp.tuner_id = tuner_id;
   cp.tuner_params = tuner_config;
+  cp.codec_params = tuner_config;
   return cp;
 }
 
@@ -140,6 +153,12 @@ static void contexts(const int32_t *src, uint8_t *dst, int32_t dsize) {
   CHECK(seen_config == tuner_config, "init got config %p", seen_config);
   CHECK(seen_init_cctx == cctx, "init got another context");
   CHECK(seen_init_dctx == NULL, "init got a dctx");
+  printf("inside init: tuner_id=%d typesize=%d blocksize=%d codec_params set=%d\n",
+         init_view_tuner_id, init_view_typesize, init_view_blocksize, init_view_codec_params);
+  blosc2_cparams after;
+  blosc2_ctx_get_cparams(cctx, &after);
+  printf("after create_cctx: tuner_id=%d codec_params set=%d\n", after.tuner_id,
+         after.codec_params != NULL);
   counts("after create_cctx");
 
   /* The chunk a tuned context writes is the one an untuned context writes. */

@@ -217,9 +217,7 @@ fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
     apply_cctx_env(&mut c);
     // c-blosc2 replaces an id <= 0 by its default tuner's (0, its automatic block size).
     c.tuner_id = c.tuner_id.max(0);
-    let ctx = Context::new_compress(&c, |_| {})?.into_owned();
-    tuner::init_context(&c, ctx.as_ptr())?;
-    Ok(ctx)
+    tuner::boxed_with_tuner(Context::new_compress(&c, |_| {})?, &c)
 }
 
 #[no_mangle]

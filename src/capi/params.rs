@@ -452,6 +452,12 @@ impl OwnedContext {
         unsafe { &*self.0.cast::<Context>() }
     }
 
+    pub fn get_mut(&mut self) -> &mut Context {
+        // SAFETY: as in `get`; `&mut self` makes this the only reference made through the
+        // handle (C has not seen it yet, or is not using it during this call).
+        unsafe { &mut *self.0.cast::<Context>() }
+    }
+
     /// Gives the handle to C (freed by `blosc2_free_ctx`).
     pub fn into_raw(self) -> *mut blosc2_context_s {
         let p = self.0;

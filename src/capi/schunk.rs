@@ -217,11 +217,7 @@ impl SchunkHandle {
         // As c-blosc2's blosc2_create_cctx for the super-chunk: a tuner the parameters name is
         // initialised with the new context, and the super-chunk fails to exist if it refuses.
         self.mirror.cctx = match Context::new_compress(&self.cparams, |_| {}) {
-            Ok(ctx) => {
-                let ctx = ctx.into_owned();
-                tuner::init_context(&self.cparams, ctx.as_ptr())?;
-                ctx.into_raw()
-            }
+            Ok(ctx) => tuner::boxed_with_tuner(ctx, &self.cparams)?.into_raw(),
             Err(_) => ptr::null_mut(),
         };
         self.mirror.dctx = Context::new_decompress(&self.dparams, |_| {})
