@@ -14,6 +14,7 @@ pub(crate) mod params;
 pub mod schunk;
 pub mod shuffle;
 pub mod stdio;
+pub mod tuner;
 pub mod types;
 
 #[cfg(test)]
