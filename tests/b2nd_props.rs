@@ -6,6 +6,7 @@ use blosc2::b2nd::shape::{for_each_index, strides};
 use blosc2::b2nd::{Array, ChunkStore, MemStore, Params};
 use blosc2::chunk::header::{BITSHUFFLE, DELTA, NOFILTER, SHUFFLE};
 use blosc2::chunk::CParams;
+use blosc2::schunk::{Schunk, Storage};
 
 /// xorshift64*: deterministic and dependency-free.
 struct Rng(u64);
@@ -460,5 +461,44 @@ fn reshaping_operations() {
         check_chunks(&cp, &m);
         let cp = a.copy::<MemStore>(&params(&c)).unwrap();
         check_chunks(&cp, &m);
+    }
+}
+
+/// An array concatenated with itself (in place, the same array as both sources) holds two
+/// copies of its former content along the axis, in memory and in a frame.
+#[test]
+fn self_concatenation() {
+    let mut rng = Rng(0x5e1f_c0ca_7e4a_7e00);
+    for case_no in 0..600 {
+        let c = random_case(&mut rng);
+        if c.shape.is_empty() {
+            continue;
+        }
+        let ts = c.cparams.typesize as usize;
+        let axis = rng.range(0, c.shape.len() as i64 - 1) as usize;
+        let m = Model::random(&mut rng, &c.shape, ts);
+        let mut new = m.shape.clone();
+        new[axis] *= 2;
+        let want = Model::build(&new, ts, |idx| {
+            let mut j = idx.to_vec();
+            j[axis] %= m.shape[axis].max(1);
+            Some(m.item(&j).to_vec())
+        });
+        let mut a = Array::<MemStore>::from_cbuffer(&params(&c), &m.data).unwrap();
+        a.concatenate_self(axis).unwrap();
+        assert_eq!(a.to_vec().unwrap(), want.data, "case {case_no}");
+        check_chunks(&a, &want);
+        if case_no % 5 == 0 {
+            let p = Params {
+                options: Storage {
+                    contiguous: rng.bool(),
+                    ..Storage::default()
+                },
+                ..Params::new(c.cparams.clone(), &c.shape, &c.chunkshape, &c.blockshape)
+            };
+            let mut f = Array::<Schunk>::from_cbuffer(&p, &m.data).unwrap();
+            f.concatenate_self(axis).unwrap();
+            assert_eq!(f.to_vec().unwrap(), want.data, "frame case {case_no}");
+        }
     }
 }

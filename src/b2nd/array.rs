@@ -8,7 +8,7 @@ use super::meta::{self, Meta};
 use super::scratch::Scratch;
 use super::shape::{for_each_index, strides, Geometry};
 use super::slice::{block_maskout, check_slice, copy_buffer, for_each_block, for_each_chunk};
-use super::store::ChunkStore;
+use super::store::{ChunkStore, MemStore};
 use super::MAX_DIM;
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
@@ -726,6 +726,22 @@ impl<S: ChunkStore> Array<S> {
             dstop[axis] += old_shape[axis];
             self.set_slice_cbuffer(&buf, &cshape, &dstart, &dstop)
         })
+    }
+
+    /// Appends the array to itself along `axis` (`b2nd_concatenate` with the same array as both
+    /// sources, in place). The second half is read from an in-memory snapshot of the chunks
+    /// taken before the array grows: reading from the growing array itself would see the new
+    /// shape and its own freshly written chunks.
+    pub fn concatenate_self(&mut self, axis: usize) -> Result<()> {
+        let mut params = Params::<()>::new(
+            self.store.cparams().clone(),
+            &self.geom.shape,
+            &self.chunkshape(),
+            &self.blockshape(),
+        );
+        params.dparams = self.store.dparams().clone();
+        let snapshot = self.copy::<MemStore>(&params)?;
+        self.concatenate(&snapshot, axis)
     }
 
     /// A copy of the array with `params`' chunk and block shapes, compression and storage

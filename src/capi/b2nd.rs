@@ -1258,6 +1258,10 @@ pub unsafe extern "C" fn b2nd_copy(
     })
 }
 
+/// Joins `src2` to `src1` along `axis`, into a copy made with `ctx` or (`copy` false) into
+/// `src1` itself. `src1` and `src2` may be the same array in both modes; in place, c-blosc2
+/// 3.3.5 then reads the second half from the already grown array and fails part way
+/// (-1 or -12, array half written), where this returns the array holding its content twice.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_concatenate(
     ctx: *mut b2nd_context_s,
@@ -1290,6 +1294,11 @@ pub unsafe extern "C" fn b2nd_concatenate(
                     return Err(e);
                 }
                 *array = fresh;
+            } else if ptr::eq(src1, src2) {
+                // The core array owns its super-chunk while a call runs: the same handle
+                // cannot be taken twice, and the second half must be read before it grows.
+                with_array(src1, |a| a.concatenate_self(axis))?;
+                *array = src1.cast_mut();
             } else {
                 with_array(src2, |b| with_array(src1, |a| a.concatenate(b, axis)))?;
                 *array = src1.cast_mut();
