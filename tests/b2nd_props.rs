@@ -502,3 +502,35 @@ fn self_concatenation() {
         }
     }
 }
+
+/// Slices read block by block (one thread) and with the chunk's blocks shared among two
+/// threads agree with the model; the items of a larger buffer outside the slice are zero.
+#[test]
+fn slices_with_threads() {
+    let mut rng = Rng(0x7a5e_ed11_0b10_c4e5);
+    for case_no in 0..800 {
+        let c = random_case(&mut rng);
+        let ts = c.cparams.typesize as usize;
+        let m = Model::random(&mut rng, &c.shape, ts);
+        let mut p = params(&c);
+        p.dparams.nthreads = if case_no % 2 == 0 { 2 } else { 1 };
+        let a = Array::<MemStore>::from_cbuffer(&p, &m.data).unwrap();
+        for _ in 0..3 {
+            let (start, stop) = random_slice(&mut rng, &c.shape);
+            let pad = rng.range(0, 1);
+            let bshape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a + pad).collect();
+            let mut buf = vec![0xaau8; bshape.iter().product::<i64>() as usize * ts];
+            a.get_slice_cbuffer(&start, &stop, &mut buf, &bshape)
+                .unwrap();
+            let want = m.slice(&start, &stop);
+            let want = Model::build(&bshape, ts, |idx| {
+                let inside = idx.iter().zip(&want.shape).all(|(i, s)| i < s);
+                inside.then(|| want.item(idx).to_vec())
+            });
+            assert_eq!(
+                buf, want.data,
+                "case {case_no} {start:?}..{stop:?} pad {pad}"
+            );
+        }
+    }
+}

@@ -67,15 +67,33 @@ pub fn copy_buffer(
         }
     }
     let run_bytes = run as usize * itemsize;
-    for_each_index(&copy_shape[..outer], |idx| {
+    if outer == 0 {
+        let (s, t) = (src_off as usize * itemsize, dst_off as usize * itemsize);
+        dst[t..t + run_bytes].copy_from_slice(&src[s..s + run_bytes]);
+        return Ok(());
+    }
+    // The innermost remaining dimension is walked here in a plain strided loop (a slice of a
+    // 3-d block is mostly short rows: one index-vector step per row would cost as much as the
+    // row's copy); the dimensions above it go through for_each_index.
+    let inner = outer - 1;
+    let (rows, src_step, dst_step) = (
+        copy_shape[inner] as usize,
+        sst[inner] as usize * itemsize,
+        dst_strides[inner] as usize * itemsize,
+    );
+    for_each_index(&copy_shape[..inner], |idx| {
         let mut s = src_off;
         let mut t = dst_off;
-        for d in 0..outer {
+        for d in 0..inner {
             s += idx[d] * sst[d];
             t += idx[d] * dst_strides[d];
         }
-        let (s, t) = (s as usize * itemsize, t as usize * itemsize);
-        dst[t..t + run_bytes].copy_from_slice(&src[s..s + run_bytes]);
+        let (mut s, mut t) = (s as usize * itemsize, t as usize * itemsize);
+        for _ in 0..rows {
+            dst[t..t + run_bytes].copy_from_slice(&src[s..s + run_bytes]);
+            s += src_step;
+            t += dst_step;
+        }
         Ok(())
     })
 }
