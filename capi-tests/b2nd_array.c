@@ -7,8 +7,8 @@
  * read back is compared with a naive model computed here (printed as checksums). Error codes
  * on bad arguments are printed too. run.sh diffs this program's output under both libraries.
  *
- * b2nd_refresh: a reader refreshes explicitly after the writer's change (c-blosc2's data
- * functions also refresh implicitly; rblosc2's do not).
+ * b2nd_refresh: a reader follows the writer's changes explicitly (b2nd_refresh) and implicitly
+ * (the data functions refresh first, in both libraries).
  *
  * Not exercised here: DELTA-filtered arrays (c-blosc2 returns wrong data for slices that skip
  * block 0 of such chunks), 0-d copy_buffer (crashes c-blosc2), b2nd_print_meta of 0-d arrays
@@ -709,6 +709,25 @@ static void refresh(void) {
     rc = b2nd_refresh(r);
     printf("  refresh again -> %d\n", rc);
     CHECK(rc == 0, "rc %d", rc);
+    /* The data functions follow the writer by themselves: a slice of rows the writer
+       appended, then a whole read after it shrank the array, with no b2nd_refresh. */
+    int32_t fives[4 * 6];
+    for (int i = 0; i < 4 * 6; i++) fives[i] = 5;
+    RC(b2nd_append(w, fives, sizeof fives, 0));
+    int64_t s0[2] = {15, 2}, s1[2] = {17, 5}, bsh[2] = {2, 3};
+    int32_t got[6] = {0};
+    rc = b2nd_get_slice_cbuffer(r, s0, s1, got, bsh, sizeof got);
+    printf("  slice of appended rows -> %d, shape[0] %lld, items %d %d\n", rc,
+           (long long)r->shape[0], got[0], got[5]);
+    CHECK(rc == 0 && r->shape[0] == 18 && got[0] == 5 && got[5] == 5, "rc %d", rc);
+    rc = b2nd_refresh(r);
+    printf("  refresh after a data call -> %d\n", rc);
+    CHECK(rc == 0, "rc %d", rc);
+    int64_t small[2] = {8, 6};
+    RC(b2nd_resize(w, small, NULL));
+    rc = b2nd_to_cbuffer(r, zeros, 8 * 6 * 4);
+    printf("  to_cbuffer after a shrink -> %d, shape[0] %lld\n", rc, (long long)r->shape[0]);
+    CHECK(rc == 0 && r->shape[0] == 8, "rc %d", rc);
     b2nd_free(w);
     b2nd_free(r);
     b2nd_free_ctx(ctx);
