@@ -162,14 +162,14 @@ pub(crate) fn encode_stream(
 
 /// Whether a filter id may appear in cparams (checked when a context is created): the
 /// built-in filters, the ids c-blosc2 registers at init (32..=36) and the user range (160..).
-pub fn filter_id_allowed(f: u8) -> bool {
+pub(crate) fn filter_id_allowed(f: u8) -> bool {
     matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC)
         || (32..=36).contains(&f)
         || f >= 160
 }
 
 /// Validates parameters at context creation (c-blosc2 returns a NULL context for these).
-pub fn validate_for_create(params: &CParams) -> Result<()> {
+pub(crate) fn validate_for_create(params: &CParams) -> Result<()> {
     if params.filters.iter().all(|&f| filter_id_allowed(f)) {
         Ok(())
     } else {
@@ -178,7 +178,7 @@ pub fn validate_for_create(params: &CParams) -> Result<()> {
 }
 
 /// Validates compression parameters the way `blosc2_compress_ctx` does (same error codes).
-pub fn validate(params: &CParams) -> Result<()> {
+pub(crate) fn validate(params: &CParams) -> Result<()> {
     validate_for_create(params)?;
     if params.clevel > 9 {
         return Err(Error::CodecParam);
@@ -229,7 +229,7 @@ pub(crate) fn for_each_block<T: Send>(
 
 /// Compresses `src` into `dst` as one chunk. Returns the chunk size, or 0 when it cannot fit
 /// in `dst` (as c-blosc2 does).
-pub fn compress(
+pub(crate) fn compress(
     params: &CParams,
     pool: Option<&rayon::ThreadPool>,
     src: &[u8],

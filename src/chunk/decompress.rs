@@ -18,7 +18,7 @@ pub trait LazyBlocks: Sync {
 }
 
 /// A chunk ready to decode: header, block table, dictionary.
-pub struct Chunk<'a> {
+pub(crate) struct Chunk<'a> {
     pub header: ChunkHeader,
     pub src: &'a [u8],
     nblocks: usize,
@@ -344,7 +344,7 @@ fn fill_pattern(out: &mut [u8], pat: &[u8]) {
 
 /// Decompresses a chunk into `dst`; returns the number of bytes written (the chunk's nbytes).
 /// `maskout[i] == true` skips block i (leaving its bytes untouched).
-pub fn decompress(
+pub(crate) fn decompress(
     dparams: &DParams,
     pool: Option<&rayon::ThreadPool>,
     src: &[u8],
@@ -355,7 +355,7 @@ pub fn decompress(
 }
 
 /// `decompress`, also for lazy chunks whose blocks `reader` fetches.
-pub fn decompress_with(
+pub(crate) fn decompress_with(
     dparams: &DParams,
     pool: Option<&rayon::ThreadPool>,
     src: &[u8],
@@ -487,7 +487,7 @@ pub fn decompress_with(
 
 /// Decompresses `nbytes` bytes starting at byte `start` of the chunk into `dst`.
 /// `start` and `nbytes` must lie within the chunk.
-pub fn getitem_bytes(
+pub(crate) fn getitem_bytes(
     dparams: &DParams,
     src: &[u8],
     start: usize,
@@ -498,7 +498,7 @@ pub fn getitem_bytes(
 }
 
 /// `getitem_bytes`, also for lazy chunks whose blocks `reader` fetches.
-pub fn getitem_bytes_with(
+pub(crate) fn getitem_bytes_with(
     dparams: &DParams,
     src: &[u8],
     start: usize,

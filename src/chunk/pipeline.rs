@@ -13,15 +13,18 @@ use crate::{Error, Result};
 
 /// Ids of the bytedelta filters (registered plugin ids in c-blosc2): the old one and the fixed one.
 pub const BYTEDELTA_BUGGY: u8 = 34;
+/// Id of the fixed bytedelta filter (`BLOSC_FILTER_BYTEDELTA`); its meta byte, the number of
+/// byte streams (normally the typesize), must be non-zero to compress.
 pub const BYTEDELTA: u8 = 35;
 /// Filters with ids above this are plugins or user-defined.
 pub const DEFINED_FILTERS_STOP: u8 = 31;
 
 /// Where the current data of a block lives while filters run.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Loc {
+pub(crate) enum Loc {
     /// The caller's source (forward) or destination block (backward).
     Outer,
+    /// One of the scratch buffers, by index.
     Buf(usize),
 }
 
@@ -85,7 +88,7 @@ fn forward_one(
 /// Runs prefilter and filters over block `nblock` (`bsize` bytes at `offset` of `chunk_src`).
 /// Returns where the filtered block is: `Loc::Outer` means the untouched source.
 #[allow(clippy::too_many_arguments)]
-pub fn forward(
+pub(crate) fn forward(
     params: &CParams,
     typesize: usize,
     chunk_src: &[u8],
@@ -157,7 +160,10 @@ pub fn forward(
 }
 
 /// The filters that act on decompression, in the order they are undone.
-pub fn backward_steps(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Vec<(u8, u8)> {
+pub(crate) fn backward_steps(
+    filters: &[u8; MAX_FILTERS],
+    meta: &[u8; MAX_FILTERS],
+) -> Vec<(u8, u8)> {
     (0..MAX_FILTERS)
         .rev()
         .filter(|&i| filters[i] != NOFILTER && filters[i] != TRUNC_PREC)
@@ -167,7 +173,7 @@ pub fn backward_steps(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> 
 
 /// Where the codec should decode a block: straight into the destination when no filter (or only
 /// DELTA first) has to run before it, and there is no postfilter.
-pub fn decode_target(steps: &[(u8, u8)], has_postfilter: bool) -> Loc {
+pub(crate) fn decode_target(steps: &[(u8, u8)], has_postfilter: bool) -> Loc {
     if has_postfilter {
         return Loc::Buf(0);
     }
@@ -179,11 +185,11 @@ pub fn decode_target(steps: &[(u8, u8)], has_postfilter: bool) -> Loc {
 }
 
 /// Parameters of the backward pipeline that are the same for every block of a chunk.
-pub struct Backward<'a> {
-    pub steps: &'a [(u8, u8)],
-    pub typesize: usize,
-    pub format_version: u8,
-    pub dparams: &'a DParams,
+pub(crate) struct Backward<'a> {
+    pub(crate) steps: &'a [(u8, u8)],
+    pub(crate) typesize: usize,
+    pub(crate) format_version: u8,
+    pub(crate) dparams: &'a DParams,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -229,7 +235,7 @@ fn backward_one(
 /// `dest` (the block's place in the output). `dref` is the chunk's first decoded block, needed
 /// by DELTA (None when this is block 0). `offset` is the block's byte offset in the chunk.
 #[allow(clippy::too_many_arguments)]
-pub fn backward(
+pub(crate) fn backward(
     bw: &Backward<'_>,
     start: Loc,
     dest: &mut [u8],
