@@ -1279,7 +1279,7 @@ pub unsafe extern "C" fn b2nd_copy(
 /// Joins `src2` to `src1` along `axis`, into a copy made with `ctx` or (`copy` false) into
 /// `src1` itself. `src1` and `src2` may be the same array in both modes; in place, c-blosc2
 /// 3.3.5 then reads the second half from the already grown array and fails part way
-/// (-1 or -12, array half written), where this returns the array holding its content twice.
+/// (-1 or -12, the array half written); here the array ends up holding its content twice.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_concatenate(
     ctx: *mut b2nd_context_s,
@@ -1507,10 +1507,10 @@ pub unsafe extern "C" fn b2nd_delete(
 
 /// Re-reads a disk-based array another handle changed: the super-chunk is refreshed
 /// (`blosc2_schunk_refresh`: 1 when it changed, 0 when current or not on disk) and the public
-/// fields follow the new shape; a changed ndim, chunk shape or block shape is `Data`. As in
-/// c-blosc2, the data functions (slices, selections, copies, shape changes, save) do this
-/// first by themselves (see [`follow_writer`]); calling it is for seeing another handle's
-/// shape change without touching data.
+/// fields follow the new shape; a changed ndim, chunk shape or block shape is
+/// BLOSC2_ERROR_DATA. As in c-blosc2, the data functions (slices, selections, copies, shape
+/// changes, save) do this first by themselves; calling it is for seeing another handle's shape
+/// change without touching data.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
     // SAFETY: forwarded contract.
