@@ -1,5 +1,6 @@
 //! Chunk decompression and getitem, for every chunk format c-blosc 1.x and c-blosc2 wrote.
 
+use super::copy::copy_bytes;
 use super::header::*;
 use super::params::{BlockInfo, DParams};
 use super::pipeline::{self, Backward, Loc};
@@ -207,7 +208,7 @@ impl<'a> Chunk<'a> {
                     .src
                     .get(start..start + out.len())
                     .ok_or(Error::ReadBuffer)?;
-                out.copy_from_slice(s);
+                copy_bytes(out, s);
             }
         }
         Ok(())
@@ -291,7 +292,7 @@ impl<'a> Chunk<'a> {
                     let cdata = &src[..csize];
                     src = &src[csize..];
                     if csize == neblock {
-                        o.copy_from_slice(cdata);
+                        copy_bytes(o, cdata);
                         continue;
                     }
                     let n = decode_stream(h, cdata, o, &dict, bw.dparams, codec)?;
@@ -346,7 +347,7 @@ fn fill_pattern(out: &mut [u8], pat: &[u8]) {
 /// `maskout[i] == true` skips block i (leaving its bytes untouched).
 pub fn decompress(
     dparams: &DParams,
-    pool: Option<&rayon::ThreadPool>,
+    pool: Option<&super::runner::Pool>,
     src: &[u8],
     dst: &mut [u8],
     maskout: Option<&[bool]>,
@@ -357,7 +358,7 @@ pub fn decompress(
 /// `decompress`, also for lazy chunks whose blocks `reader` fetches.
 pub fn decompress_with(
     dparams: &DParams,
-    pool: Option<&rayon::ThreadPool>,
+    pool: Option<&super::runner::Pool>,
     src: &[u8],
     dst: &mut [u8],
     maskout: Option<&[bool]>,
@@ -444,36 +445,17 @@ pub fn decompress_with(
         with_scratch(|s| chunk.decode_block(&bw, i, block, dref, tid, s))
     };
     match pool {
-        Some(pool) if blocks.len() > 1 && super::runner::job_runner().is_some() => {
-            let runner = super::runner::job_runner().ok_or(Error::ThreadCreate)?;
+        Some(pool) if blocks.len() > 1 => {
             let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> = blocks
                 .into_iter()
                 .map(|b| std::sync::Mutex::new(Some(b)))
                 .collect();
-            let results = super::runner::run_items(
-                &*runner,
-                pool.current_num_threads(),
-                slots.len(),
-                |k, tid| {
-                    let taken = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
-                    match taken {
-                        Some(b) => decode(k + start_block, b, tid),
-                        None => Err(Error::ThreadCreate),
-                    }
-                },
-            )?;
-            results.into_iter().collect::<Result<()>>()?;
-        }
-        Some(pool) if blocks.len() > 1 => {
-            use rayon::prelude::*;
-            pool.install(|| {
-                blocks.into_par_iter().enumerate().try_for_each(|(k, b)| {
-                    decode(
-                        k + start_block,
-                        b,
-                        rayon::current_thread_index().unwrap_or(0),
-                    )
-                })
+            super::runner::for_each_item(pool, slots.len(), |k, tid| {
+                let taken = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+                match taken {
+                    Some(b) => decode(k + start_block, b, tid),
+                    None => Err(Error::ThreadCreate),
+                }
             })?;
         }
         _ => {

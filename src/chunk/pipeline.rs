@@ -5,6 +5,7 @@
 //! DELTA always runs in place on the destination, because its reference is the chunk's first
 //! decoded block.
 
+use super::copy::copy_bytes;
 use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
 use super::params::{BlockInfo, CParams, DParams};
 use super::scratch::pair_mut;
@@ -246,7 +247,7 @@ pub fn backward(
     for (si, &(f, meta)) in bw.steps.iter().enumerate() {
         if f == DELTA {
             if let Loc::Buf(s) = cur {
-                dest.copy_from_slice(&bufs[s][..bsize]);
+                copy_bytes(dest, &bufs[s][..bsize]);
             }
             delta::delta_decode(dref.unwrap_or(&[]), offset, dest, bw.typesize);
             cur = Loc::Outer;
@@ -266,7 +267,7 @@ pub fn backward(
                 cur = Loc::Buf(d);
             }
             (Loc::Outer, _) => {
-                bufs[0][..bsize].copy_from_slice(dest);
+                copy_bytes(&mut bufs[0][..bsize], dest);
                 let (src, dst) = pair_mut(bufs, 0, 1);
                 backward_one(bw, f, meta, &src[..bsize], &mut dst[..bsize], nblock)?;
                 cur = Loc::Buf(1);
@@ -296,7 +297,7 @@ pub fn backward(
             return Err(Error::Postfilter);
         }
     } else if let Loc::Buf(s) = cur {
-        dest.copy_from_slice(&bufs[s][..bsize]);
+        copy_bytes(dest, &bufs[s][..bsize]);
     }
     Ok(())
 }
