@@ -488,11 +488,55 @@ pub fn getitem_bytes_with(
     dst: &mut [u8],
     reader: Option<&dyn LazyBlocks>,
 ) -> Result<usize> {
-    let header = ChunkHeader::parse(src)?;
+    getitem_parsed(
+        dparams,
+        &ChunkHeader::parse(src)?,
+        src,
+        start,
+        nbytes,
+        dst,
+        reader,
+    )
+}
+
+/// `getitem_bytes_with` for a chunk whose header the caller has parsed already.
+pub fn getitem_parsed(
+    dparams: &DParams,
+    header: &ChunkHeader,
+    src: &[u8],
+    start: usize,
+    nbytes: usize,
+    dst: &mut [u8],
+    reader: Option<&dyn LazyBlocks>,
+) -> Result<usize> {
     if !header.is_lazy() && header.cbytes as usize > src.len() {
         return Err(Error::InvalidHeader);
     }
-    let chunk = Chunk::with_header(header, src, reader)?;
+    if header.memcpyed() && header.special_raw() == 0 && !header.is_lazy() {
+        // A plain copy: the checks `Chunk::with_header` and the general path below make for
+        // such a chunk, without building a `Chunk` (a small getitem is dominated by that).
+        let hl = header.header_len();
+        if header.cbytes as i64 != header.nbytes as i64 + hl as i64 {
+            return Err(Error::Data);
+        }
+        if nbytes == 0 {
+            return Ok(0);
+        }
+        if nbytes > dst.len() {
+            return Err(Error::WriteBuffer);
+        }
+        if start + nbytes > header.nbytes as usize {
+            return Err(Error::InvalidParam);
+        }
+        if !header.is_vl_blocks() && dparams.postfilter.is_none() {
+            let from = src
+                .get(hl + start..hl + start + nbytes)
+                .ok_or(Error::ReadBuffer)?;
+            copy_bytes(&mut dst[..nbytes], from);
+            return Ok(nbytes);
+        }
+    }
+    let chunk = Chunk::with_header(*header, src, reader)?;
     let h = chunk.header;
     if nbytes == 0 {
         return Ok(0);
