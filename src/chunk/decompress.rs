@@ -422,22 +422,22 @@ pub fn decompress_with(
     let pool = if nbytes / bs <= 1 { None } else { pool };
     let (first, rest) = dst.split_at_mut(bs.min(nbytes));
     let mut dref_buf = Vec::new();
-    let mut blocks: Vec<&mut [u8]> = Vec::with_capacity(chunk.nblocks);
-    let (dref, start_block): (Option<&[u8]>, usize) = if chunk.has_delta() {
+    let (dref, first, start_block): (Option<&[u8]>, Option<&mut [u8]>, usize) = if chunk.has_delta()
+    {
         // DELTA's reference is block 0: decode it first (even when masked out).
         if masked(0) {
             dref_buf.resize(first.len(), 0);
             with_scratch(|s| chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s))?;
-            (Some(&dref_buf), 1)
+            (Some(&dref_buf), None, 1)
         } else {
             with_scratch(|s| chunk.decode_block(&bw, 0, first, None, 0, s))?;
-            (Some(&*first), 1)
+            (Some(&*first), None, 1)
         }
     } else {
-        blocks.push(first);
-        (None, 0)
+        (None, Some(first), 0)
     };
-    blocks.extend(rest.chunks_mut(bs));
+    let blocks = first.into_iter().chain(rest.chunks_mut(bs));
+    let nleft = chunk.nblocks - start_block;
     let decode = |i: usize, block: &mut [u8], tid: usize| -> Result<()> {
         if masked(i) {
             return Ok(());
@@ -445,11 +445,9 @@ pub fn decompress_with(
         with_scratch(|s| chunk.decode_block(&bw, i, block, dref, tid, s))
     };
     match pool {
-        Some(pool) if blocks.len() > 1 => {
-            let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> = blocks
-                .into_iter()
-                .map(|b| std::sync::Mutex::new(Some(b)))
-                .collect();
+        Some(pool) if nleft > 1 => {
+            let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> =
+                blocks.map(|b| std::sync::Mutex::new(Some(b))).collect();
             super::runner::for_each_item(pool, slots.len(), |k, tid| {
                 let taken = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
                 match taken {
@@ -459,7 +457,7 @@ pub fn decompress_with(
             })?;
         }
         _ => {
-            for (k, b) in blocks.into_iter().enumerate() {
+            for (k, b) in blocks.enumerate() {
                 decode(k + start_block, b, 0)?;
             }
         }

@@ -157,13 +157,33 @@ pub fn forward(
     Ok(cur)
 }
 
+/// The filters that act on decompression (id, meta), in the order they are undone; a slice
+/// through `Deref`. Kept inline, not in a Vec: a small decompression should not allocate.
+pub struct Steps {
+    list: [(u8, u8); MAX_FILTERS],
+    len: usize,
+}
+
+impl std::ops::Deref for Steps {
+    type Target = [(u8, u8)];
+    fn deref(&self) -> &[(u8, u8)] {
+        &self.list[..self.len]
+    }
+}
+
 /// The filters that act on decompression, in the order they are undone.
-pub fn backward_steps(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Vec<(u8, u8)> {
-    (0..MAX_FILTERS)
-        .rev()
-        .filter(|&i| filters[i] != NOFILTER && filters[i] != TRUNC_PREC)
-        .map(|i| (filters[i], meta[i]))
-        .collect()
+pub fn backward_steps(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Steps {
+    let mut steps = Steps {
+        list: [(0, 0); MAX_FILTERS],
+        len: 0,
+    };
+    for i in (0..MAX_FILTERS).rev() {
+        if filters[i] != NOFILTER && filters[i] != TRUNC_PREC {
+            steps.list[steps.len] = (filters[i], meta[i]);
+            steps.len += 1;
+        }
+    }
+    steps
 }
 
 /// Where the codec should decode a block: straight into the destination when no filter (or only
