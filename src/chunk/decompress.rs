@@ -595,7 +595,7 @@ pub fn getitem_parsed(
                 None
             };
             if nblock == 0 && !dref_buf.is_empty() {
-                dst[written..written + to - from].copy_from_slice(&dref_buf[from..to]);
+                copy_bytes(&mut dst[written..written + to - from], &dref_buf[from..to]);
             } else if from == 0 && to == blen {
                 let out = &mut dst[written..written + blen];
                 if h.special_raw() != 0 || h.memcpyed() {
@@ -610,7 +610,7 @@ pub fn getitem_parsed(
                 } else {
                     chunk.decode_block(&bw, nblock, block_buf, dref, 0, s)?;
                 }
-                dst[written..written + to - from].copy_from_slice(&block_buf[from..to]);
+                copy_bytes(&mut dst[written..written + to - from], &block_buf[from..to]);
             }
             written += to - from;
         }
