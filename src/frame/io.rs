@@ -57,6 +57,8 @@ pub trait ByteStore: Send + Sync {
 
 /// Opens byte stores by path (the frame file, or an sframe's index and chunk files).
 pub trait Io: Send + Sync {
+    /// Opens the store at `path`; fails with [`Error::FileOpen`] when it cannot (e.g. `Read`
+    /// of a path that does not exist).
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>>;
     /// Removes a store (an sframe chunk file that is no longer used).
     fn remove(&self, path: &Path) -> Result<()> {
@@ -113,6 +115,7 @@ pub struct FileStore {
 }
 
 impl FileStore {
+    /// Opens the file at `path` as `mode` says; [`Error::FileOpen`] when the OS refuses.
     pub fn open(path: &Path, mode: OpenMode) -> Result<FileStore> {
         let mut opts = OpenOptions::new();
         match mode {
@@ -182,7 +185,9 @@ pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
 /// A frame in memory: owned bytes, or a shared read-only view that is copied on first write.
 pub enum MemStore {
+    /// Bytes the store owns and may grow.
     Owned(Vec<u8>),
+    /// Bytes borrowed from the creator; the first write copies them into `Owned`.
     Shared(SharedBytes),
 }
 
@@ -193,10 +198,12 @@ impl Default for MemStore {
 }
 
 impl MemStore {
+    /// A store owning `bytes`.
     pub fn new(bytes: Vec<u8>) -> MemStore {
         MemStore::Owned(bytes)
     }
 
+    /// The stored bytes.
     pub fn bytes(&self) -> &[u8] {
         match self {
             MemStore::Owned(v) => v,
