@@ -382,8 +382,9 @@ fn getitem_items(
     if start < 0 || start * ts > h.nbytes as i64 || stop < start || stop * ts > h.nbytes as i64 {
         return Err(Error::InvalidParam);
     }
-    let n = decompress::getitem_bytes_with(
+    let n = decompress::getitem_parsed(
         dparams,
+        &h,
         src,
         (start * ts) as usize,
         (nitems * ts) as usize,

@@ -1,12 +1,16 @@
 //! Chunk compression: header, block starts, optional dictionary, and per-block streams.
 
 use super::blocksize::{compute_blocksize, split_block};
+use super::copy::copy_bytes;
 use super::header::*;
 use super::params::{BlockInfo, CParams};
 use super::pipeline::{self, Loc};
+use super::runner::Pool;
 use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, Dict};
 use crate::{Error, Result};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 /// Everything the block compressor needs that is the same for all blocks of one call.
 struct BlockJob<'a> {
@@ -128,7 +132,7 @@ fn compress_block(
             if out.len() < pos + neblock {
                 return Ok(0);
             }
-            out[pos..pos + neblock].copy_from_slice(stream);
+            copy_bytes(&mut out[pos..pos + neblock], stream);
             neblock
         } else {
             cbytes
@@ -208,35 +212,11 @@ pub(crate) fn validate(params: &CParams) -> Result<()> {
     Ok(())
 }
 
-/// Runs `f(nblock, tid)` for every block, on the pool when there is one (or, when the caller
-/// installed a job runner, on as many of its jobs as the pool has threads).
-pub(crate) fn for_each_block<T: Send>(
-    pool: Option<&rayon::ThreadPool>,
-    nblocks: usize,
-    f: impl Fn(usize, usize) -> T + Sync + Send,
-) -> Result<Vec<T>> {
-    match pool {
-        Some(pool) if nblocks > 1 => {
-            if let Some(runner) = super::runner::job_runner() {
-                return super::runner::run_items(&*runner, pool.current_num_threads(), nblocks, f);
-            }
-            Ok(pool.install(|| {
-                use rayon::prelude::*;
-                (0..nblocks)
-                    .into_par_iter()
-                    .map(|i| f(i, rayon::current_thread_index().unwrap_or(0)))
-                    .collect()
-            }))
-        }
-        _ => Ok((0..nblocks).map(|i| f(i, 0)).collect()),
-    }
-}
-
 /// Compresses `src` into `dst` as one chunk. Returns the chunk size, or 0 when it cannot fit
 /// in `dst` (as c-blosc2 does).
 pub(crate) fn compress(
     params: &CParams,
-    pool: Option<&rayon::ThreadPool>,
+    pool: Option<&Pool>,
     src: &[u8],
     dst: &mut [u8],
 ) -> Result<usize> {
@@ -391,7 +371,7 @@ pub(crate) fn compress(
             }
         }
     } else {
-        dst[hl..total].copy_from_slice(src);
+        copy_bytes(&mut dst[hl..total], src);
     }
     Ok(total)
 }
@@ -439,7 +419,7 @@ const MAX_KEPT_BLOCK_BUFFERS: usize = 16 << 20;
 /// Compresses all blocks after the header; 0 when the result does not fit in `dst`.
 fn compress_blocks(
     job: &BlockJob<'_>,
-    pool: Option<&rayon::ThreadPool>,
+    pool: Option<&Pool>,
     header: &ChunkHeader,
     dst: &mut [u8],
 ) -> Result<usize> {
@@ -454,58 +434,33 @@ fn compress_blocks(
         dst[dict_at + 4..data_at].copy_from_slice(d);
     }
     let mut pos = data_at;
-    let mut bstarts = Vec::with_capacity(job.nblocks);
-    let parallel = pool.is_some() && job.nblocks > 1;
-    if parallel {
-        // Each block goes into its own buffer (reused across calls by this thread), then the
-        // blocks are copied into the chunk in block order: the chunk is the same bytes whatever
-        // the number of threads (c-blosc2's is not: it appends blocks as they finish).
-        let mut outs = with_scratch(|s| std::mem::take(&mut s.block_outs));
-        outs.resize_with(job.nblocks, Vec::new);
-        let slots: Vec<std::sync::Mutex<Vec<u8>>> =
-            outs.into_iter().map(std::sync::Mutex::new).collect();
-        let sizes = for_each_block(pool, job.nblocks, |nblock, tid| {
-            let mut out = slots[nblock].lock().unwrap_or_else(|e| e.into_inner());
-            let need = job.max_block_out(nblock);
-            with_scratch(|s| compress_block(job, nblock, tid, reuse(&mut out, need), s))
-        })?;
-        let outs: Vec<Vec<u8>> = slots
-            .into_iter()
-            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-            .collect();
-        let mut fits = true;
-        for (out, n) in outs.iter().zip(sizes) {
-            let n = n?;
-            if n == 0 || pos + n > dst.len() {
-                fits = false;
-                break;
-            }
-            bstarts.push(pos as i32);
-            dst[pos..pos + n].copy_from_slice(&out[..n]);
-            pos += n;
-        }
-        // Keep the buffers for the next call unless they hold a lot of memory.
-        let kept: usize = outs.iter().map(Vec::capacity).sum();
-        if kept <= MAX_KEPT_BLOCK_BUFFERS {
-            with_scratch(|s| s.block_outs = outs);
-        }
-        if !fits {
-            return Ok(0);
-        }
-    } else {
-        let r = with_scratch(|s| -> Result<bool> {
-            for nblock in 0..job.nblocks {
-                let n = compress_block(job, nblock, 0, &mut dst[pos..], s)?;
-                if n == 0 {
-                    return Ok(false);
+    let mut bstarts = Vec::new();
+    match pool {
+        Some(pool) if job.nblocks > 1 => {
+            let placed = compress_blocks_parallel(job, pool, &mut dst[data_at..])?;
+            match placed {
+                Some(starts) => {
+                    pos = data_at + starts.len;
+                    bstarts = starts.bstarts.iter().map(|&b| b + data_at as i32).collect();
                 }
-                bstarts.push(pos as i32);
-                pos += n;
+                None => return Ok(0),
             }
-            Ok(true)
-        })?;
-        if !r {
-            return Ok(0);
+        }
+        _ => {
+            let r = with_scratch(|s| -> Result<bool> {
+                for nblock in 0..job.nblocks {
+                    let n = compress_block(job, nblock, 0, &mut dst[pos..], s)?;
+                    if n == 0 {
+                        return Ok(false);
+                    }
+                    bstarts.push(pos as i32);
+                    pos += n;
+                }
+                Ok(true)
+            })?;
+            if !r {
+                return Ok(0);
+            }
         }
     }
     for (i, b) in bstarts.iter().enumerate() {
@@ -521,4 +476,140 @@ fn compress_blocks(
     header.cbytes = pos as i32;
     header.write(dst);
     Ok(pos)
+}
+
+/// The blocks compressed in parallel, as placed in the chunk: their starts relative to the
+/// first block and the bytes they take.
+struct PlacedBlocks {
+    bstarts: Vec<i32>,
+    len: usize,
+}
+
+/// Where the blocks compressed in parallel go. Each block is written as soon as every block
+/// before it is in place, so the chunk holds the bytes a serial run writes, whatever the number
+/// of threads (c-blosc2 appends blocks as they finish); a block that finishes before an earlier
+/// one waits in its buffer.
+struct Placement<'d> {
+    /// The next block to write and its offset.
+    next: usize,
+    pos: usize,
+    /// The output from `pos` on.
+    rest: &'d mut [u8],
+    bstarts: Vec<i32>,
+    /// Finished blocks waiting for an earlier one, with their compressed lengths.
+    waiting: Vec<Option<(Vec<u8>, usize)>>,
+    /// Block buffers free for reuse.
+    spare: Vec<Vec<u8>>,
+    /// The lowest block that failed, with its error (None: it did not fit).
+    failure: Option<(usize, Option<Error>)>,
+}
+
+impl Placement<'_> {
+    fn fail(&mut self, nblock: usize, error: Option<Error>) {
+        if self.failure.as_ref().is_none_or(|(b, _)| nblock < *b) {
+            self.failure = Some((nblock, error));
+        }
+    }
+}
+
+fn lock<'a, 'd>(m: &'a Mutex<Placement<'d>>) -> MutexGuard<'a, Placement<'d>> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Compresses all blocks on `pool`'s threads into `out`, in block order; None when they do not
+/// fit. Blocks are handed out in order to whichever thread is free; each thread compresses into
+/// a buffer of its own (reused, and small enough to stay in cache) and copies it out.
+fn compress_blocks_parallel(
+    job: &BlockJob<'_>,
+    pool: &Pool,
+    out: &mut [u8],
+) -> Result<Option<PlacedBlocks>> {
+    let spare = with_scratch(|s| std::mem::take(&mut s.block_outs));
+    let placement = Mutex::new(Placement {
+        next: 0,
+        pos: 0,
+        rest: out,
+        bstarts: Vec::with_capacity(job.nblocks),
+        waiting: (0..job.nblocks).map(|_| None).collect(),
+        spare,
+        failure: None,
+    });
+    let next_block = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    pool.run(&|worker| {
+        let mut buf = lock(&placement).spare.pop().unwrap_or_default();
+        'blocks: while !stop.load(Ordering::Relaxed) {
+            let nblock = next_block.fetch_add(1, Ordering::Relaxed);
+            if nblock >= job.nblocks {
+                break;
+            }
+            let need = job.max_block_out(nblock);
+            let r = with_scratch(|s| compress_block(job, nblock, worker, reuse(&mut buf, need), s));
+            let mut st = lock(&placement);
+            let n = match r {
+                Ok(n) if n > 0 => n,
+                r => {
+                    st.fail(nblock, r.err());
+                    stop.store(true, Ordering::Relaxed);
+                    break;
+                }
+            };
+            if st.next != nblock {
+                st.waiting[nblock] = Some((buf, n));
+                buf = st.spare.pop().unwrap_or_default();
+                continue;
+            }
+            // Write this block and then every finished block after it, copying outside the lock.
+            let mut current = (buf, n);
+            loop {
+                let (data, n) = current;
+                if n > st.rest.len() {
+                    let nblock = st.next;
+                    st.fail(nblock, None);
+                    stop.store(true, Ordering::Relaxed);
+                    buf = data;
+                    break 'blocks;
+                }
+                let (region, rest) = std::mem::take(&mut st.rest).split_at_mut(n);
+                st.rest = rest;
+                let start = st.pos as i32;
+                st.bstarts.push(start);
+                st.pos += n;
+                st.next += 1;
+                let following = st.next;
+                let following = st.waiting.get_mut(following).and_then(Option::take);
+                drop(st);
+                copy_bytes(region, &data[..n]);
+                match following {
+                    Some(f) => {
+                        st = lock(&placement);
+                        st.spare.push(data);
+                        current = f;
+                    }
+                    None => {
+                        buf = data;
+                        break;
+                    }
+                }
+            }
+        }
+        lock(&placement).spare.push(buf);
+    });
+    let st = placement.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut buffers = st.spare;
+    buffers.extend(st.waiting.into_iter().flatten().map(|(b, _)| b));
+    // Keep the buffers for the next call unless they hold a lot of memory.
+    if buffers.iter().map(Vec::capacity).sum::<usize>() <= MAX_KEPT_BLOCK_BUFFERS {
+        with_scratch(|s| s.block_outs = buffers);
+    }
+    match st.failure {
+        Some((_, Some(e))) => Err(e),
+        Some((_, None)) => Ok(None),
+        // A job runner that did not run every job leaves blocks out.
+        None if st.next != job.nblocks => Err(Error::ThreadCreate),
+        None => Ok(Some(PlacedBlocks {
+            bstarts: st.bstarts,
+            len: st.pos,
+        })),
+    }
 }

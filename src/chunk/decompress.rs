@@ -1,5 +1,6 @@
 //! Chunk decompression and getitem, for every chunk format c-blosc 1.x and c-blosc2 wrote.
 
+use super::copy::copy_bytes;
 use super::header::*;
 use super::params::{BlockInfo, DParams};
 use super::pipeline::{self, Backward, Loc};
@@ -207,7 +208,7 @@ impl<'a> Chunk<'a> {
                     .src
                     .get(start..start + out.len())
                     .ok_or(Error::ReadBuffer)?;
-                out.copy_from_slice(s);
+                copy_bytes(out, s);
             }
         }
         Ok(())
@@ -291,7 +292,7 @@ impl<'a> Chunk<'a> {
                     let cdata = &src[..csize];
                     src = &src[csize..];
                     if csize == neblock {
-                        o.copy_from_slice(cdata);
+                        copy_bytes(o, cdata);
                         continue;
                     }
                     let n = decode_stream(h, cdata, o, &dict, bw.dparams, codec)?;
@@ -350,7 +351,7 @@ fn fill_pattern(out: &mut [u8], pat: &[u8]) {
 /// `maskout[i] == true` skips block i (leaving its bytes untouched).
 pub(crate) fn decompress(
     dparams: &DParams,
-    pool: Option<&rayon::ThreadPool>,
+    pool: Option<&super::runner::Pool>,
     src: &[u8],
     dst: &mut [u8],
     maskout: Option<&[bool]>,
@@ -361,7 +362,7 @@ pub(crate) fn decompress(
 /// `decompress`, also for lazy chunks whose blocks `reader` fetches.
 pub(crate) fn decompress_with(
     dparams: &DParams,
-    pool: Option<&rayon::ThreadPool>,
+    pool: Option<&super::runner::Pool>,
     src: &[u8],
     dst: &mut [u8],
     maskout: Option<&[bool]>,
@@ -425,22 +426,22 @@ pub(crate) fn decompress_with(
     let pool = if nbytes / bs <= 1 { None } else { pool };
     let (first, rest) = dst.split_at_mut(bs.min(nbytes));
     let mut dref_buf = Vec::new();
-    let mut blocks: Vec<&mut [u8]> = Vec::with_capacity(chunk.nblocks);
-    let (dref, start_block): (Option<&[u8]>, usize) = if chunk.has_delta() {
+    let (dref, first, start_block): (Option<&[u8]>, Option<&mut [u8]>, usize) = if chunk.has_delta()
+    {
         // DELTA's reference is block 0: decode it first (even when masked out).
         if masked(0) {
             dref_buf.resize(first.len(), 0);
             with_scratch(|s| chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s))?;
-            (Some(&dref_buf), 1)
+            (Some(&dref_buf), None, 1)
         } else {
             with_scratch(|s| chunk.decode_block(&bw, 0, first, None, 0, s))?;
-            (Some(&*first), 1)
+            (Some(&*first), None, 1)
         }
     } else {
-        blocks.push(first);
-        (None, 0)
+        (None, Some(first), 0)
     };
-    blocks.extend(rest.chunks_mut(bs));
+    let blocks = first.into_iter().chain(rest.chunks_mut(bs));
+    let nleft = chunk.nblocks - start_block;
     let decode = |i: usize, block: &mut [u8], tid: usize| -> Result<()> {
         if masked(i) {
             return Ok(());
@@ -448,40 +449,19 @@ pub(crate) fn decompress_with(
         with_scratch(|s| chunk.decode_block(&bw, i, block, dref, tid, s))
     };
     match pool {
-        Some(pool) if blocks.len() > 1 && super::runner::job_runner().is_some() => {
-            let runner = super::runner::job_runner().ok_or(Error::ThreadCreate)?;
-            let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> = blocks
-                .into_iter()
-                .map(|b| std::sync::Mutex::new(Some(b)))
-                .collect();
-            let results = super::runner::run_items(
-                &*runner,
-                pool.current_num_threads(),
-                slots.len(),
-                |k, tid| {
-                    let taken = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
-                    match taken {
-                        Some(b) => decode(k + start_block, b, tid),
-                        None => Err(Error::ThreadCreate),
-                    }
-                },
-            )?;
-            results.into_iter().collect::<Result<()>>()?;
-        }
-        Some(pool) if blocks.len() > 1 => {
-            use rayon::prelude::*;
-            pool.install(|| {
-                blocks.into_par_iter().enumerate().try_for_each(|(k, b)| {
-                    decode(
-                        k + start_block,
-                        b,
-                        rayon::current_thread_index().unwrap_or(0),
-                    )
-                })
+        Some(pool) if nleft > 1 => {
+            let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> =
+                blocks.map(|b| std::sync::Mutex::new(Some(b))).collect();
+            super::runner::for_each_item(pool, slots.len(), |k, tid| {
+                let taken = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+                match taken {
+                    Some(b) => decode(k + start_block, b, tid),
+                    None => Err(Error::ThreadCreate),
+                }
             })?;
         }
         _ => {
-            for (k, b) in blocks.into_iter().enumerate() {
+            for (k, b) in blocks.enumerate() {
                 decode(k + start_block, b, 0)?;
             }
         }
@@ -510,11 +490,55 @@ pub(crate) fn getitem_bytes_with(
     dst: &mut [u8],
     reader: Option<&dyn LazyBlocks>,
 ) -> Result<usize> {
-    let header = ChunkHeader::parse(src)?;
+    getitem_parsed(
+        dparams,
+        &ChunkHeader::parse(src)?,
+        src,
+        start,
+        nbytes,
+        dst,
+        reader,
+    )
+}
+
+/// `getitem_bytes_with` for a chunk whose header the caller has parsed already.
+pub fn getitem_parsed(
+    dparams: &DParams,
+    header: &ChunkHeader,
+    src: &[u8],
+    start: usize,
+    nbytes: usize,
+    dst: &mut [u8],
+    reader: Option<&dyn LazyBlocks>,
+) -> Result<usize> {
     if !header.is_lazy() && header.cbytes as usize > src.len() {
         return Err(Error::InvalidHeader);
     }
-    let chunk = Chunk::with_header(header, src, reader)?;
+    if header.memcpyed() && header.special_raw() == 0 && !header.is_lazy() {
+        // A plain copy: the checks `Chunk::with_header` and the general path below make for
+        // such a chunk, without building a `Chunk` (a small getitem is dominated by that).
+        let hl = header.header_len();
+        if header.cbytes as i64 != header.nbytes as i64 + hl as i64 {
+            return Err(Error::Data);
+        }
+        if nbytes == 0 {
+            return Ok(0);
+        }
+        if nbytes > dst.len() {
+            return Err(Error::WriteBuffer);
+        }
+        if start + nbytes > header.nbytes as usize {
+            return Err(Error::InvalidParam);
+        }
+        if !header.is_vl_blocks() && dparams.postfilter.is_none() {
+            let from = src
+                .get(hl + start..hl + start + nbytes)
+                .ok_or(Error::ReadBuffer)?;
+            copy_bytes(&mut dst[..nbytes], from);
+            return Ok(nbytes);
+        }
+    }
+    let chunk = Chunk::with_header(*header, src, reader)?;
     let h = chunk.header;
     if nbytes == 0 {
         return Ok(0);
@@ -575,7 +599,7 @@ pub(crate) fn getitem_bytes_with(
                 None
             };
             if nblock == 0 && !dref_buf.is_empty() {
-                dst[written..written + to - from].copy_from_slice(&dref_buf[from..to]);
+                copy_bytes(&mut dst[written..written + to - from], &dref_buf[from..to]);
             } else if from == 0 && to == blen {
                 let out = &mut dst[written..written + blen];
                 if h.special_raw() != 0 || h.memcpyed() {
@@ -590,7 +614,7 @@ pub(crate) fn getitem_bytes_with(
                 } else {
                     chunk.decode_block(&bw, nblock, block_buf, dref, 0, s)?;
                 }
-                dst[written..written + to - from].copy_from_slice(&block_buf[from..to]);
+                copy_bytes(&mut dst[written..written + to - from], &block_buf[from..to]);
             }
             written += to - from;
         }

@@ -2,6 +2,7 @@
 
 pub mod blocksize;
 pub mod compress;
+pub(crate) mod copy;
 pub mod decompress;
 pub mod header;
 pub mod params;
@@ -16,16 +17,17 @@ pub mod vlblocks;
 pub use header::ChunkHeader;
 pub use params::{CParams, DParams};
 
-use crate::{Error, Result};
+use crate::Result;
+use runner::Pool;
 use std::sync::{Arc, Mutex, Weak};
 
 /// The worker pool for `nthreads` (> 1). Contexts asking for the same number of threads share
 /// one pool, as c-blosc2 shares its thread pools; it lives as long as a context holds it.
-pub(crate) fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>> {
+pub(crate) fn make_pool(nthreads: i16) -> Result<Option<Arc<Pool>>> {
     if nthreads <= 1 {
         return Ok(None);
     }
-    static POOLS: Mutex<Vec<(i16, Weak<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    static POOLS: Mutex<Vec<(i16, Weak<Pool>)>> = Mutex::new(Vec::new());
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
     pools.retain(|(_, w)| w.strong_count() > 0);
     if let Some(p) = pools
@@ -35,12 +37,7 @@ pub(crate) fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>>
     {
         return Ok(Some(p));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(nthreads as usize)
-        .thread_name(|i| format!("blosc2-worker-{i}"))
-        .build()
-        .map_err(|_| Error::ThreadCreate)?;
-    let pool = Arc::new(pool);
+    let pool = Arc::new(Pool::new(nthreads as usize)?);
     pools.push((nthreads, Arc::downgrade(&pool)));
     Ok(Some(pool))
 }
@@ -48,7 +45,7 @@ pub(crate) fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>>
 /// A compression context: parameters plus the worker pool for its `nthreads`.
 pub struct Compressor {
     params: CParams,
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Option<Arc<Pool>>,
 }
 
 impl Compressor {
@@ -97,7 +94,7 @@ impl Compressor {
 /// A decompression context.
 pub struct Decompressor {
     params: DParams,
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Option<Arc<Pool>>,
 }
 
 impl Decompressor {

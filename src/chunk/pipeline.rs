@@ -5,6 +5,7 @@
 //! DELTA always runs in place on the destination, because its reference is the chunk's first
 //! decoded block.
 
+use super::copy::copy_bytes;
 use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
 use super::params::{BlockInfo, CParams, DParams, UserFilter};
 use super::registry;
@@ -164,16 +165,33 @@ pub(crate) fn forward(
     Ok(cur)
 }
 
+/// The filters that act on decompression (id, meta), in the order they are undone; a slice
+/// through `Deref`. Kept inline, not in a Vec: a small decompression should not allocate.
+pub(crate) struct Steps {
+    list: [(u8, u8); MAX_FILTERS],
+    len: usize,
+}
+
+impl std::ops::Deref for Steps {
+    type Target = [(u8, u8)];
+    fn deref(&self) -> &[(u8, u8)] {
+        &self.list[..self.len]
+    }
+}
+
 /// The filters that act on decompression, in the order they are undone.
-pub(crate) fn backward_steps(
-    filters: &[u8; MAX_FILTERS],
-    meta: &[u8; MAX_FILTERS],
-) -> Vec<(u8, u8)> {
-    (0..MAX_FILTERS)
-        .rev()
-        .filter(|&i| filters[i] != NOFILTER && filters[i] != TRUNC_PREC)
-        .map(|i| (filters[i], meta[i]))
-        .collect()
+pub(crate) fn backward_steps(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Steps {
+    let mut steps = Steps {
+        list: [(0, 0); MAX_FILTERS],
+        len: 0,
+    };
+    for i in (0..MAX_FILTERS).rev() {
+        if filters[i] != NOFILTER && filters[i] != TRUNC_PREC {
+            steps.list[steps.len] = (filters[i], meta[i]);
+            steps.len += 1;
+        }
+    }
+    steps
 }
 
 /// Where the codec should decode a block: straight into the destination when no filter (or only
@@ -251,7 +269,7 @@ pub(crate) fn backward(
     for (si, &(f, meta)) in bw.steps.iter().enumerate() {
         if f == DELTA {
             if let Loc::Buf(s) = cur {
-                dest.copy_from_slice(&bufs[s][..bsize]);
+                copy_bytes(dest, &bufs[s][..bsize]);
             }
             delta::delta_decode(dref.unwrap_or(&[]), offset, dest, bw.typesize);
             cur = Loc::Outer;
@@ -271,7 +289,7 @@ pub(crate) fn backward(
                 cur = Loc::Buf(d);
             }
             (Loc::Outer, _) => {
-                bufs[0][..bsize].copy_from_slice(dest);
+                copy_bytes(&mut bufs[0][..bsize], dest);
                 let (src, dst) = pair_mut(bufs, 0, 1);
                 backward_one(bw, f, meta, &src[..bsize], &mut dst[..bsize], nblock)?;
                 cur = Loc::Buf(1);
@@ -301,7 +319,7 @@ pub(crate) fn backward(
             return Err(Error::Postfilter);
         }
     } else if let Loc::Buf(s) = cur {
-        dest.copy_from_slice(&bufs[s][..bsize]);
+        copy_bytes(dest, &bufs[s][..bsize]);
     }
     Ok(())
 }

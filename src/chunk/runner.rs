@@ -2,7 +2,7 @@
 //! `blosc2_set_threads_callback`): when one is installed, contexts with several threads hand
 //! their jobs to it instead of to their worker pool.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::{Error, Result};
@@ -25,30 +25,94 @@ pub fn job_runner() -> Option<Arc<dyn JobRunner>> {
     RUNNER.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
-/// Runs `f(item, worker)` for every item in `0..nitems` on `workers` jobs of `runner` (each job
-/// takes items until none is left); the results in item order. Fails with `ThreadCreate` when
-/// the runner did not run every job it was given.
-pub fn run_items<T: Send>(
-    runner: &dyn JobRunner,
-    workers: usize,
-    nitems: usize,
-    f: impl Fn(usize, usize) -> T + Sync,
-) -> Result<Vec<T>> {
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<T>>> = (0..nitems).map(|_| Mutex::new(None)).collect();
-    runner.run(workers.max(1), &|worker| loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= nitems {
-            break;
+/// The threads a context with `nthreads` > 1 runs blocks on: the calling thread plus
+/// `nthreads - 1` pool threads (the caller works instead of sleeping until the pool is done, so
+/// `nthreads` threads run, not `nthreads + 1` competing for the cores).
+pub struct Pool {
+    helpers: rayon::ThreadPool,
+    nthreads: usize,
+}
+
+impl Pool {
+    /// A pool for `nthreads` (> 1) threads, the caller being one of them.
+    pub fn new(nthreads: usize) -> Result<Pool> {
+        let helpers = rayon::ThreadPoolBuilder::new()
+            .num_threads(nthreads.max(2) - 1)
+            .thread_name(|i| format!("blosc2-worker-{i}"))
+            .build()
+            .map_err(|_| Error::ThreadCreate)?;
+        Ok(Pool {
+            helpers,
+            nthreads: nthreads.max(2),
+        })
+    }
+
+    /// Runs `job(0)` .. `job(nthreads - 1)` concurrently and returns when all have run: job 0
+    /// on the calling thread, the others on the pool's threads, or all of them on the installed
+    /// job runner.
+    pub fn run(&self, job: &(dyn Fn(usize) + Sync)) {
+        self.run_on(job_runner().as_deref(), job)
+    }
+
+    fn run_on(&self, runner: Option<&dyn JobRunner>, job: &(dyn Fn(usize) + Sync)) {
+        if let Some(runner) = runner {
+            runner.run(self.nthreads, job);
+            return;
         }
-        let r = f(i, worker);
-        *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        self.helpers.in_place_scope(|scope| {
+            for worker in 1..self.nthreads {
+                scope.spawn(move |_| job(worker));
+            }
+            job(0);
+        });
+    }
+}
+
+/// Runs `f(item, worker)` for every item in `0..nitems` on the workers of `pool`, each taking the
+/// next item until none is left, and stops handing out items after the first error. Returns the
+/// error of the lowest item that failed (every item before it has run, as in a serial loop), or
+/// `ThreadCreate` when a job runner did not run every job it was given.
+pub fn for_each_item(
+    pool: &Pool,
+    nitems: usize,
+    f: impl Fn(usize, usize) -> Result<()> + Sync,
+) -> Result<()> {
+    for_each_item_on(pool, job_runner().as_deref(), nitems, f)
+}
+
+fn for_each_item_on(
+    pool: &Pool,
+    runner: Option<&dyn JobRunner>,
+    nitems: usize,
+    f: impl Fn(usize, usize) -> Result<()> + Sync,
+) -> Result<()> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let first_error: Mutex<Option<(usize, Error)>> = Mutex::new(None);
+    let failed = AtomicBool::new(false);
+    pool.run_on(runner, &|worker| {
+        while !failed.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= nitems {
+                break;
+            }
+            if let Err(e) = f(i, worker) {
+                let mut slot = first_error.lock().unwrap_or_else(|e| e.into_inner());
+                if slot.is_none_or(|(j, _)| i < j) {
+                    *slot = Some((i, e));
+                }
+                failed.store(true, Ordering::Relaxed);
+            }
+            done.fetch_add(1, Ordering::Relaxed);
+        }
     });
-    results
-        .into_iter()
-        .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect::<Option<Vec<T>>>()
-        .ok_or(Error::ThreadCreate)
+    if let Some((_, e)) = first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    if done.into_inner() != nitems {
+        return Err(Error::ThreadCreate);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -70,15 +134,34 @@ mod tests {
     }
 
     #[test]
-    fn items_in_order_and_missing_jobs_detected() {
-        let r = run_items(&Serial, 3, 10, |i, w| (i * 2, w)).unwrap();
+    fn every_item_runs_once_and_the_lowest_error_wins() {
+        let pool = Pool::new(3).unwrap();
+        for runner in [None, Some(&Serial as &dyn JobRunner)] {
+            let seen: Vec<AtomicUsize> = (0..100).map(|_| AtomicUsize::new(0)).collect();
+            let workers = Mutex::new(std::collections::BTreeSet::new());
+            for_each_item_on(&pool, runner, 100, |i, w| {
+                seen[i].fetch_add(1, Ordering::Relaxed);
+                workers.lock().unwrap().insert(w);
+                Ok(())
+            })
+            .unwrap();
+            assert!(seen.iter().all(|n| n.load(Ordering::Relaxed) == 1));
+            assert!(workers.into_inner().unwrap().iter().all(|&w| w < 3));
+            let r = for_each_item_on(&pool, runner, 100, |i, _| match i {
+                7 => Err(Error::Data),
+                5 => Err(Error::CodecParam),
+                _ => Ok(()),
+            });
+            assert_eq!(r, Err(Error::CodecParam));
+        }
+        // A runner that runs no job leaves the items undone.
         assert_eq!(
-            r.iter().map(|x| x.0).collect::<Vec<_>>(),
-            (0..10).map(|i| i * 2).collect::<Vec<_>>()
+            for_each_item_on(&pool, Some(&Lazy), 3, |_, _| Ok(())),
+            Err(Error::ThreadCreate)
         );
-        // The first job drains all items when jobs run one after the other.
-        assert!(r.iter().all(|x| x.1 == 0));
-        assert_eq!(run_items(&Lazy, 2, 3, |i, _| i), Err(Error::ThreadCreate));
-        assert_eq!(run_items(&Lazy, 2, 0, |i, _| i), Ok(vec![]));
+        assert_eq!(
+            for_each_item_on(&pool, Some(&Lazy), 0, |_, _| Ok(())),
+            Ok(())
+        );
     }
 }

@@ -14,9 +14,9 @@ pub struct Scratch {
     /// small getitem neither allocates nor zeroes a whole block each time.
     pub getitem_block: Vec<u8>,
     pub getitem_dref: Vec<u8>,
-    /// Blocks compressed in parallel, one buffer a block, before they are copied into the
-    /// chunk in block order: kept by the calling thread and reused, so that no call maps and
-    /// faults in fresh pages for every block.
+    /// Buffers for blocks compressed in parallel (one per thread, plus one per block that
+    /// finished before an earlier block): kept by the calling thread and reused, so that no
+    /// call maps and faults in fresh pages.
     pub block_outs: Vec<Vec<u8>>,
 }
 
