@@ -58,6 +58,11 @@ pub trait ByteStore: Send + Sync {
 /// Opens byte stores by path (the frame file, or an sframe's index and chunk files).
 pub trait Io: Send + Sync {
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>>;
+    /// Whether frames opened through this backend take the cross-process frame lock
+    /// (`frame::lock`): c-blosc2 does so for its filesystem backend when asked to.
+    fn locks_frames(&self) -> bool {
+        false
+    }
     /// Removes a store (an sframe chunk file that is no longer used).
     fn remove(&self, path: &Path) -> Result<()> {
         std::fs::remove_file(path).map_err(|_| Error::FileRemove)
@@ -91,6 +96,19 @@ pub struct FileIo;
 impl Io for FileIo {
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
         Ok(Box::new(FileStore::open(path, mode)?))
+    }
+}
+
+/// Files as `FileIo`, for frames that take the cross-process frame lock (`frame::lock`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LockingFileIo;
+
+impl Io for LockingFileIo {
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
+        FileIo.open(path, mode)
+    }
+    fn locks_frames(&self) -> bool {
+        true
     }
 }
 

@@ -10,6 +10,7 @@ use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLO
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::frame::header::{MAX_METALAYERS, METALAYER_NAME_MAXLEN};
 use crate::frame::io::{FileIo, Io, MemStore, OpenMode, SharedBytes};
+use crate::frame::lock::FrameLock;
 use crate::frame::offsets::chunk_offset_special;
 use crate::frame::trailer::MAX_VLMETALAYERS;
 use crate::frame::{Backing, Frame, FrameHeader, Meta, Opened, SFRAME_INDEX};
@@ -62,6 +63,8 @@ pub struct Schunk {
     metas: Vec<Meta>,
     vlmetas: Vec<Meta>,
     chunks: Chunks,
+    /// The cross-process frame lock, for a frame on disk whose I/O backend asks for it.
+    lock: Option<FrameLock>,
 }
 
 /// The local path of a urlpath: c-blosc2 drops a leading "file:///" (and only that).
@@ -111,6 +114,7 @@ impl Schunk {
                 })?)
             }
         };
+        sc.lock = Schunk::frame_lock(&sc.storage, !sc.storage.contiguous);
         Ok(sc)
     }
 
@@ -129,7 +133,18 @@ impl Schunk {
             metas: Vec::new(),
             vlmetas: Vec::new(),
             chunks,
+            lock: None,
         })
+    }
+
+    /// The frame lock a super-chunk on disk at `urlpath` takes (None when its backend takes
+    /// none).
+    fn frame_lock(storage: &Storage, sparse: bool) -> Option<FrameLock> {
+        let path = storage.urlpath.as_ref()?;
+        storage
+            .io
+            .locks_frames()
+            .then(|| FrameLock::new(path, sparse))
     }
 
     fn create_frame(&self, backing: Backing) -> Result<Frame> {
@@ -197,7 +212,9 @@ impl Schunk {
             dparams,
             ..storage_base
         };
+        let sparse = frame.is_sparse();
         let mut sc = Schunk::bare(storage, Chunks::Frame(frame))?;
+        sc.lock = Schunk::frame_lock(&sc.storage, sparse);
         sc.chunksize = h.chunksize;
         sc.blocksize = h.blocksize;
         sc.nbytes = h.nbytes;
@@ -362,6 +379,76 @@ impl Schunk {
             Chunks::Frame(f) => f.len(),
             Chunks::List(l) => self.cbytes + 8 * l.len() as i64,
         }
+    }
+
+    // ----- sharing a frame on disk with other handles -----------------------------------
+    //
+    // As in c-blosc2 3.3.5: a handle whose backend locks frames takes the frame lock shared
+    // for reads and exclusively for changes (the C layer brackets each call); any handle on a
+    // frame on disk re-reads it (`refresh`) on the calls where c-blosc2 does, when another
+    // handle changed it.
+
+    /// Takes the frame lock exclusively, or nests in the one this handle holds; a no-op
+    /// without locking.
+    pub fn lock(&self) -> Result<()> {
+        self.lock.as_ref().map_or(Ok(()), |l| l.acquire(true))
+    }
+
+    /// Takes the frame lock shared (for reads), or nests in the one this handle holds.
+    pub fn lock_shared(&self) -> Result<()> {
+        self.lock.as_ref().map_or(Ok(()), |l| l.acquire(false))
+    }
+
+    /// Gives back one [`Schunk::lock`] or [`Schunk::lock_shared`].
+    pub fn unlock(&self) -> Result<()> {
+        self.lock.as_ref().map_or(Ok(()), |l| l.release())
+    }
+
+    /// Whether another handle changed the frame on disk since this one last read or wrote it:
+    /// it took the frame lock exclusively since, or the frame length in the file's header is
+    /// not the one this handle knows. Always false for super-chunks not on disk.
+    pub fn is_stale(&self) -> bool {
+        if self.storage.urlpath.is_none() {
+            return false;
+        }
+        let Chunks::Frame(f) = &self.chunks else {
+            return false;
+        };
+        if self.lock.as_ref().is_some_and(|l| l.is_stale()) {
+            return true;
+        }
+        // A header that cannot be read now is left to the operation itself to report.
+        f.len_in_store().is_ok_and(|len| len != f.len())
+    }
+
+    /// Re-reads a stale frame on disk (header, offsets, metalayers, vlmetalayers, counters),
+    /// keeping this handle's compression and decompression parameters; true when it did.
+    pub fn refresh(&mut self) -> Result<bool> {
+        if !self.is_stale() {
+            return Ok(false);
+        }
+        let (Some(path), Chunks::Frame(f)) = (&self.storage.urlpath, &self.chunks) else {
+            return Ok(false);
+        };
+        let Opened {
+            frame,
+            metas,
+            vlmetas,
+            flags2,
+        } = Frame::open(self.storage.io.clone(), path, f.file_offset())?;
+        let h = frame.header();
+        self.chunksize = h.chunksize;
+        self.blocksize = h.blocksize;
+        self.nbytes = h.nbytes;
+        self.cbytes = h.cbytes;
+        self.flags2 = flags2;
+        self.metas = metas;
+        self.vlmetas = vlmetas;
+        self.chunks = Chunks::Frame(frame);
+        if let Some(l) = &self.lock {
+            l.clear_stale();
+        }
+        Ok(true)
     }
 
     // ----- reading chunks ------------------------------------------------------------------
