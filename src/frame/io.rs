@@ -1,7 +1,9 @@
 //! The byte stores frames live in: one trait for an open store (`ByteStore`), one for opening
-//! stores by path (`Io`), and the backends: plain files (`FileIo`/`FileStore`), "mmap"
-//! (`MmapIo`, plain file I/O for now), memory (`MemStore`) and whatever a user plugs in by
-//! implementing both traits (the C layer does so over `blosc2_io_cb`).
+//! stores by path (`Io`), and the backends: plain files (`FileIo`/`FileStore`, and
+//! `LockingFileIo` for frames that take the cross-process frame lock), memory (`MemStore`) and
+//! whatever a user plugs in by implementing both traits. The C layer does so over
+//! `blosc2_io_cb`, which is also how c-blosc2's memory-mapped backend
+//! (`BLOSC2_IO_FILESYSTEM_MMAP`, a real mapping in `src/capi/stdio.rs`) reaches frames.
 //!
 //! Reads take `&self` and are positional, so several threads can read chunks of one frame at
 //! once; writes take `&mut self`.
@@ -109,18 +111,6 @@ impl Io for LockingFileIo {
     }
     fn locks_frames(&self) -> bool {
         true
-    }
-}
-
-/// The memory-mapped backend (c-blosc2's `BLOSC2_IO_FILESYSTEM_MMAP`). It does positional
-/// file I/O like `FileIo` for now: the same bytes and results, without the mapping, which is an
-/// optimisation left for later.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct MmapIo;
-
-impl Io for MmapIo {
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
-        FileIo.open(path, mode)
     }
 }
 
