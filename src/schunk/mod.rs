@@ -264,13 +264,28 @@ impl Schunk {
     pub fn open_offset_with(urlpath: &Path, offset: i64, io: Arc<dyn Io>) -> Result<Schunk> {
         let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
         let urlpath = &local_path(urlpath);
-        let opened = Frame::open(io.clone(), urlpath, offset)?;
+        // As c-blosc2, a handle that locks reads the frame under the shared lock, so that it
+        // never sees a change half made.
+        let lock = io
+            .locks_frames()
+            .then(|| FrameLock::new(urlpath, urlpath.is_dir()));
+        if let Some(l) = &lock {
+            l.acquire(false)?;
+        }
+        let opened = Frame::open(io.clone(), urlpath, offset);
+        if let Some(l) = &lock {
+            l.release()?;
+        }
         let base = Storage {
             urlpath: Some(urlpath.to_path_buf()),
             io,
             ..Storage::default()
         };
-        Schunk::from_opened(opened, base)
+        let mut sc = Schunk::from_opened(opened?, base)?;
+        if lock.is_some() {
+            sc.lock = lock;
+        }
+        Ok(sc)
     }
 
     /// Turns a frame-backed super-chunk into one whose chunks are a list in memory.
