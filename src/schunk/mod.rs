@@ -1268,3 +1268,74 @@ mod tests {
         assert_eq!(edit(1, 5000, true), 0);
     }
 }
+
+#[cfg(test)]
+mod shared_frame_tests {
+    use super::*;
+    use crate::frame::io::LockingFileIo;
+    use crate::frame::lock::sidecar_path;
+
+    /// A reader handle sees what a writer handle added after `refresh` (not before) and keeps
+    /// its own parameters; with locking, an exclusive lock by the writer bumps the sidecar's
+    /// generation, which makes the reader stale at its next (shared) lock.
+    #[test]
+    fn reader_refreshes_after_writer_grows_the_frame() {
+        for (contiguous, locking) in [(true, false), (true, true), (false, true)] {
+            let path = std::env::temp_dir().join(format!(
+                "rblosc2-shared-{}-{contiguous}-{locking}",
+                std::process::id()
+            ));
+            let _ = crate::urlpath::remove_urlpath(&path);
+            let io: Arc<dyn Io> = if locking {
+                Arc::new(LockingFileIo)
+            } else {
+                Arc::new(FileIo)
+            };
+            let storage = Storage {
+                contiguous,
+                urlpath: Some(path.clone()),
+                cparams: CParams {
+                    typesize: 4,
+                    ..Default::default()
+                },
+                io: io.clone(),
+                ..Default::default()
+            };
+            let block: Vec<u8> = (0..4000u32).flat_map(|i| i.to_le_bytes()).collect();
+            let mut writer = Schunk::new(storage).unwrap();
+            writer.append_buffer(&block).unwrap();
+            let mut reader = Schunk::open_offset_with(&path, 0, io).unwrap();
+            reader.storage.dparams.nthreads = 3;
+            assert!(!reader.is_stale());
+            writer.append_buffer(&block).unwrap();
+            writer.vlmeta_add("v", b"x", None).unwrap();
+            assert!(reader.is_stale());
+            assert_eq!(reader.nchunks(), 1);
+            assert_eq!(reader.refresh(), Ok(true));
+            assert_eq!(reader.refresh(), Ok(false));
+            assert_eq!((reader.nchunks(), reader.nbytes()), (2, 32_000));
+            assert_eq!(reader.vlmeta_get("v").unwrap(), b"x");
+            assert_eq!(reader.dparams().nthreads, 3);
+            assert_eq!(reader.decompress_chunk_vec(1).unwrap(), block);
+            if locking {
+                // The core takes the lock only when asked (the C layer brackets each call).
+                writer.lock().unwrap();
+                writer.unlock().unwrap();
+                let sidecar = std::fs::read(sidecar_path(&path, !contiguous)).unwrap();
+                assert_eq!(sidecar[8..16], 1u64.to_ne_bytes());
+                assert!(
+                    !reader.is_stale(),
+                    "the generation is only looked at under the lock"
+                );
+                reader.lock_shared().unwrap();
+                reader.unlock().unwrap();
+                assert!(
+                    reader.is_stale(),
+                    "another handle took the lock exclusively"
+                );
+                assert_eq!(reader.refresh(), Ok(true));
+            }
+            crate::urlpath::remove_urlpath(&path).unwrap();
+        }
+    }
+}
