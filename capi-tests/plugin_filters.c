@@ -10,7 +10,7 @@
  * bytedelta_buggy (id 34, still the encoder c-blosc2 3.3.5 registers under that id): the same
  * arrays and chunks, lossless, with and without SHUFFLE before it.
  *
- * Not covered yet: ndcell (32), ndmean (33) - not registered in rblosc2 yet.
+ * ndcell (32) and ndmean (33) need a b2nd array: see plugin_interop.c.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -60,8 +60,11 @@ for t in "${TARGETS[@]}"; do
     rm -rf "$seeds"
   fi
   log=$TARGET_DIR/$t.log
+  # Limits: a few hundred bytes may rightly declare a 2 GiB special-value chunk or vlmetalayer,
+  # which reading allocates, as c-blosc2 does; libFuzzer's timeout is wall-clock time, and the
+  # runs share the machine with builds (nice), so it is generous.
   "$BIN/$t" "$corpus" -artifact_prefix="$artifacts/" -max_total_time=$((MINUTES * 60)) \
-    -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1
+    -timeout=60 -rss_limit_mb=6144 -malloc_limit_mb=4096 -print_final_stats=1 >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   if [ $rc = 0 ]; then

@@ -5,42 +5,95 @@ use std::fmt;
 /// Errors of the core. `code()` gives the negative `BLOSC2_ERROR_*` value c-blosc2 returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Error {
+    /// `BLOSC2_ERROR_FAILURE` (-1): a failure with no more specific code, where c-blosc2 returns
+    /// -1 too: e.g. bytes given as a frame that lack the frame magic, or a chunk that
+    /// decompresses to a size other than its header says.
     Failure,
+    /// `BLOSC2_ERROR_STREAM` (-2): bad stream. Kept for the code table; the core does not return it.
     Stream,
+    /// `BLOSC2_ERROR_DATA` (-3): compressed data or a frame is malformed: a length, offset or
+    /// count read from the input does not agree with the rest.
     Data,
+    /// `BLOSC2_ERROR_MEMORY_ALLOC` (-4): a size or position does not fit in memory (an in-memory
+    /// frame grown or read past what `usize` addresses).
     MemoryAlloc,
+    /// `BLOSC2_ERROR_READ_BUFFER` (-5): the input ends before the data its header announces.
     ReadBuffer,
+    /// `BLOSC2_ERROR_WRITE_BUFFER` (-6): the destination buffer is too small for the result.
     WriteBuffer,
+    /// `BLOSC2_ERROR_CODEC_SUPPORT` (-7): the codec is neither built in nor registered.
     CodecSupport,
+    /// `BLOSC2_ERROR_CODEC_PARAM` (-8): a codec or codec-registration parameter is out of range.
     CodecParam,
+    /// `BLOSC2_ERROR_CODEC_DICT` (-9): a dictionary could not be built, loaded or used.
     CodecDict,
+    /// `BLOSC2_ERROR_VERSION_SUPPORT` (-10): the frame's format version is newer than this
+    /// library reads.
     VersionSupport,
+    /// `BLOSC2_ERROR_INVALID_HEADER` (-11): a chunk or frame header holds a value no valid
+    /// header has (version, flags, sizes, block size).
     InvalidHeader,
+    /// `BLOSC2_ERROR_INVALID_PARAM` (-12): an argument is out of range: a typesize, level, filter,
+    /// index, shape or size the operation cannot take.
     InvalidParam,
+    /// `BLOSC2_ERROR_FILE_READ` (-13): reading a file (or an I/O backend) failed.
     FileRead,
+    /// `BLOSC2_ERROR_FILE_WRITE` (-14): writing a file (or an I/O backend) failed.
     FileWrite,
+    /// `BLOSC2_ERROR_FILE_OPEN` (-15): a file or sparse-frame directory could not be opened.
     FileOpen,
+    /// `BLOSC2_ERROR_NOT_FOUND` (-16): a named item (metalayer, vlmetalayer, path) does not exist.
     NotFound,
+    /// `BLOSC2_ERROR_RUN_LENGTH` (-17): a run-length encoded block stream is malformed.
     RunLength,
+    /// `BLOSC2_ERROR_FILTER_PIPELINE` (-18): a filter failed or is not allowed with these
+    /// parameters.
     FilterPipeline,
+    /// `BLOSC2_ERROR_CHUNK_INSERT` (-19): kept for the code table; the core does not return it.
     ChunkInsert,
+    /// `BLOSC2_ERROR_CHUNK_APPEND` (-20): kept for the code table; the core does not return it.
     ChunkAppend,
+    /// `BLOSC2_ERROR_CHUNK_UPDATE` (-21): kept for the code table; the core does not return it.
     ChunkUpdate,
+    /// `BLOSC2_ERROR_2GB_LIMIT` (-22): kept for the code table; the core does not return it.
     TwoGbLimit,
+    /// `BLOSC2_ERROR_SCHUNK_COPY` (-23): a super-chunk could not be copied to the requested
+    /// storage.
     SchunkCopy,
+    /// `BLOSC2_ERROR_FRAME_TYPE` (-24): the frame-type byte is neither contiguous nor sparse, or the
+    /// frame is of the other kind than the operation (or the storage it was opened from) needs.
     FrameType,
+    /// `BLOSC2_ERROR_FILE_TRUNCATE` (-25): truncating a frame file failed.
     FileTruncate,
+    /// `BLOSC2_ERROR_THREAD_CREATE` (-26): a thread pool could not be created or a parallel job
+    /// could not run.
     ThreadCreate,
+    /// `BLOSC2_ERROR_POSTFILTER` (-27): the decompression postfilter callback reported failure.
     Postfilter,
+    /// `BLOSC2_ERROR_FRAME_SPECIAL` (-28): special chunks can only fill a super-chunk that holds no data
+    /// yet, and only with a chunk size of at least one item.
     FrameSpecial,
+    /// `BLOSC2_ERROR_SCHUNK_SPECIAL` (-29): special chunks cannot be made with these
+    /// super-chunk parameters (e.g. a length that is not a multiple of the chunk size).
     SchunkSpecial,
+    /// `BLOSC2_ERROR_PLUGIN_IO` (-30): a user I/O backend failed (returned by the C layer).
     PluginIo,
+    /// `BLOSC2_ERROR_FILE_REMOVE` (-31): a file or directory could not be removed.
     FileRemove,
+    /// `BLOSC2_ERROR_NULL_POINTER` (-32): a required argument is missing (mostly a NULL pointer
+    /// given to the C layer).
     NullPointer,
+    /// `BLOSC2_ERROR_INVALID_INDEX` (-33): an index or axis is outside the array.
     InvalidIndex,
+    /// `BLOSC2_ERROR_METALAYER_NOT_FOUND` (-34): the metalayer an array needs (`b2nd` or
+    /// `caterva`) is missing.
     MetalayerNotFound,
+    /// `BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED` (-35): a buffer exceeds the most a chunk holds
+    /// (`i32::MAX` minus the header), or a destination cannot hold even a chunk header.
     MaxBufsizeExceeded,
+    /// `BLOSC2_ERROR_TUNER` (-36): a tuner failed (returned by the C layer).
     Tuner,
+    /// `BLOSC2_ERROR_LOCK` (-37): kept for the code table; the core does not return it.
     Lock,
 }
 

@@ -15,10 +15,14 @@ pub struct Settings {
     /// Compressor code; -1 after `blosc1_set_compressor` was given an unknown name (c-blosc2
     /// stores that code too, and then reports no compressor name).
     pub compcode: i32,
+    /// Compression level, 0..=9. The global API's calls take the level as an argument, so
+    /// nothing changes it from c-blosc2's default 5.
     pub clevel: u8,
+    /// Threads for compression and decompression (`blosc2_set_nthreads`), at least 1.
     pub nthreads: i16,
     /// Forced block size in bytes; 0 lets the engine choose.
     pub blocksize: usize,
+    /// One of the `*_SPLIT` modes of [`crate::chunk::params`] (`blosc1_set_splitmode`).
     pub splitmode: i32,
     /// Whether the delta filter is added (blosc2_set_delta).
     pub delta: bool,
@@ -63,6 +67,7 @@ pub fn destroy() {
     with(|s| s.initialized = false);
 }
 
+/// The number of threads (`blosc2_get_nthreads`).
 pub fn nthreads() -> i16 {
     with(|s| s.nthreads)
 }
@@ -75,6 +80,7 @@ pub fn set_nthreads(nthreads: i16) -> Result<i16> {
     Ok(with(|s| std::mem::replace(&mut s.nthreads, nthreads)))
 }
 
+/// The compressor code (-1 after an unknown name was set).
 pub fn compcode() -> i32 {
     with(|s| s.compcode)
 }
@@ -97,30 +103,37 @@ pub fn set_compressor(name: &str) -> std::result::Result<i32, Option<Error>> {
     }
 }
 
+/// The compression level.
 pub fn clevel() -> u8 {
     with(|s| s.clevel)
 }
 
+/// The forced block size in bytes (0 = automatic; `blosc1_get_blocksize`).
 pub fn blocksize() -> usize {
     with(|s| s.blocksize)
 }
 
+/// Forces the block size in bytes, 0 for automatic (`blosc1_set_blocksize`).
 pub fn set_blocksize(blocksize: usize) {
     with(|s| s.blocksize = blocksize);
 }
 
+/// The split mode.
 pub fn splitmode() -> i32 {
     with(|s| s.splitmode)
 }
 
+/// Sets the split mode (`blosc1_set_splitmode`); not checked, as in c-blosc2.
 pub fn set_splitmode(splitmode: i32) {
     with(|s| s.splitmode = splitmode);
 }
 
+/// Whether the delta filter is added.
 pub fn delta() -> bool {
     with(|s| s.delta)
 }
 
+/// Adds (or stops adding) the delta filter to the global API's pipeline (`blosc2_set_delta`).
 pub fn set_delta(delta: bool) {
     with(|s| s.delta = delta);
 }

@@ -93,8 +93,11 @@ fn frame_past_4_gib_in_a_file_opens_at_its_offset() {
 /// when the filesystem cannot hold a sparse file or the reference is unavailable.
 #[test]
 fn frame_index_with_chunk_offsets_past_4_gib() {
-    use blosc2::frame::header::{POS_CBYTES, POS_FRAME_LEN};
-    use blosc2::frame::offsets;
+    use blosc2::chunk::Compressor;
+    // Where the contiguous-frame header keeps the frame length and the compressed size (the
+    // values after their msgpack markers, big-endian; see the cframe format).
+    const POS_FRAME_LEN: usize = 16;
+    const POS_CBYTES: usize = 39;
 
     let dir = std::env::temp_dir().join(format!("rblosc2-large-index-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -126,7 +129,17 @@ fn frame_index_with_chunk_offsets_past_4_gib() {
         .map(|&o| if o >= 0 { o + gap } else { o })
         .collect();
     assert!(new_offsets.iter().filter(|&&o| o > u32::MAX as i64).count() >= 3);
-    let index = offsets::encode(&new_offsets).unwrap();
+    // The index is a chunk of the 64-bit offsets; any valid chunk does for readers.
+    let raw: Vec<u8> = new_offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+    let mut index = vec![0u8; raw.len() + 64];
+    let n = Compressor::new(CParams {
+        typesize: 8,
+        ..Default::default()
+    })
+    .unwrap()
+    .compress(&raw, &mut index)
+    .unwrap();
+    index.truncate(n);
     let new_cbytes = gap + cbytes as i64;
     let new_len = (header_len + index.len() + trailer.len()) as i64 + new_cbytes;
     let mut header = frame[..header_len].to_vec();

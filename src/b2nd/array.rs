@@ -22,13 +22,24 @@ pub const CATERVA_META_NAME: &str = "caterva";
 /// What a new array is made of (the `b2nd_context_t` of c-blosc2).
 #[derive(Clone)]
 pub struct Params<O> {
+    /// Compression parameters of the chunks; `typesize` is the item size. The block size is
+    /// replaced by one block shape's bytes.
     pub cparams: CParams,
+    /// Decompression parameters.
     pub dparams: DParams,
+    /// Where the store lives (for a [`Schunk`](crate::schunk::Schunk): its
+    /// [`Storage`](crate::schunk::Storage)).
     pub options: O,
+    /// Items along each dimension (at most 16 dimensions).
     pub shape: Vec<i64>,
+    /// Items of a chunk along each dimension.
     pub chunkshape: Vec<i32>,
+    /// Items of a block along each dimension, each no larger than the chunk's.
     pub blockshape: Vec<i32>,
+    /// The item type, written into the b2nd metalayer, in NumPy's notation (`"<f8"`, `"|S4"`,
+    /// ...; [`Params::new`] sets `"|S<typesize>"`). The array itself only uses the typesize.
     pub dtype: String,
+    /// Which notation `dtype` uses (0 = NumPy, [`meta::DTYPE_NUMPY_FORMAT`]).
     pub dtype_format: i8,
     /// Extra fixed-length metalayers to add after the b2nd one.
     pub metalayers: Vec<(String, Vec<u8>)>,
@@ -67,30 +78,39 @@ enum Fill<'a> {
 }
 
 impl<S: ChunkStore> Array<S> {
+    /// The store holding the chunks and metalayers.
     pub fn store(&self) -> &S {
         &self.store
     }
+    /// Gives the store back (e.g. the super-chunk, to save it or hand it to the C layer).
     pub fn into_store(self) -> S {
         self.store
     }
+    /// Shapes and item counts (padded shapes included).
     pub fn geometry(&self) -> &Geometry {
         &self.geom
     }
+    /// Number of dimensions (0 for a single item).
     pub fn ndim(&self) -> usize {
         self.geom.ndim()
     }
+    /// Items along each dimension.
     pub fn shape(&self) -> &[i64] {
         &self.geom.shape
     }
+    /// Items of a chunk along each dimension.
     pub fn chunkshape(&self) -> Vec<i32> {
         self.geom.chunkshape_i32()
     }
+    /// Items of a block along each dimension.
     pub fn blockshape(&self) -> Vec<i32> {
         self.geom.blockshape_i32()
     }
+    /// Items in the array.
     pub fn nitems(&self) -> i64 {
         self.geom.nitems
     }
+    /// Bytes of one item.
     pub fn typesize(&self) -> usize {
         self.geom.typesize
     }
@@ -98,6 +118,7 @@ impl<S: ChunkStore> Array<S> {
     pub fn dtype(&self) -> Option<&str> {
         self.dtype.as_deref()
     }
+    /// Notation of the dtype string (0 = NumPy).
     pub fn dtype_format(&self) -> i8 {
         self.dtype_format
     }
@@ -172,6 +193,7 @@ impl<S: ChunkStore> Array<S> {
     pub fn empty(params: &Params<S::Options>) -> Result<Self> {
         Self::new_filled(params, Fill::Special(Special::Zero))
     }
+    /// An array of zeros, stored as special zero chunks (a header each).
     pub fn zeros(params: &Params<S::Options>) -> Result<Self> {
         Self::new_filled(params, Fill::Special(Special::Zero))
     }

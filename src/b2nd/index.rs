@@ -1,6 +1,6 @@
 //! Conversions between n-dimensional indices and flat (row-major) positions.
 
-/// Flat position of `index` given the per-dimension `strides` (sum of index[d] * strides[d]).
+/// Flat position of `index` given the per-dimension `strides` (sum of `index[d] * strides[d]`).
 /// Wraps on overflow, like the C arithmetic it replaces.
 pub fn multidim_to_unidim(index: &[i64], strides: &[i64]) -> i64 {
     index
@@ -10,7 +10,7 @@ pub fn multidim_to_unidim(index: &[i64], strides: &[i64]) -> i64 {
 }
 
 /// The row-major n-dimensional index of flat position `pos` in an array of `shape`; fills
-/// `index[..shape.len()]`.  The first coordinate is not reduced modulo shape[0] (a position past
+/// `index[..shape.len()]`.  The first coordinate is not reduced modulo `shape[0]` (a position past
 /// the end gives a first coordinate past the end), and a zero extent yields zero coordinates
 /// instead of dividing by zero.
 pub fn unidim_to_multidim(shape: &[i64], pos: i64, index: &mut [i64]) {

@@ -6,13 +6,14 @@
 //! instead of letting a msgpack library pick the smallest encoding.
 
 use super::MAX_DIM;
+use crate::chunk::params::ArrayLayout;
 use crate::{Error, Result};
 
 /// Metalayer version written by c-blosc2 3.3.5 (`B2ND_METALAYER_VERSION`).
 pub const METALAYER_VERSION: u8 = 0;
 /// The dtype written when none is given (`B2ND_DEFAULT_DTYPE`).
 pub const DEFAULT_DTYPE: &str = "|u1";
-/// `DTYPE_NUMPY_FORMAT`.
+/// `DTYPE_NUMPY_FORMAT`: the dtype string is in NumPy's notation (`"<f8"`, `"|S4"`, ...).
 pub const DTYPE_NUMPY_FORMAT: i8 = 0;
 
 const MSGPACK_FIXARRAY: u8 = 0x90;
@@ -23,15 +24,20 @@ const MSGPACK_STR32: u8 = 0xdb;
 /// The contents of a `b2nd` (or `caterva`) metalayer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Meta {
+    /// Items along each dimension.
     pub shape: Vec<i64>,
+    /// Items of a chunk along each dimension.
     pub chunkshape: Vec<i32>,
+    /// Items of a block along each dimension.
     pub blockshape: Vec<i32>,
     /// `None` for a caterva metalayer, which has no dtype entry.
     pub dtype: Option<String>,
+    /// Notation of `dtype` ([`DTYPE_NUMPY_FORMAT`]; 0 for caterva).
     pub dtype_format: i8,
 }
 
 impl Meta {
+    /// Number of dimensions.
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
@@ -100,6 +106,16 @@ impl<'a> Reader<'a> {
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
+}
+
+/// The array layout a "b2nd" metalayer gives the chunk engine's cell filters (ndcell,
+/// ndmean) for a super-chunk of `typesize`; None when the metalayer does not parse.
+pub fn layout(content: &[u8], typesize: i32) -> Option<ArrayLayout> {
+    let (meta, _) = deserialize(content).ok()?;
+    Some(ArrayLayout {
+        typesize,
+        blockshape: meta.blockshape,
+    })
 }
 
 /// Parses a `b2nd` or `caterva` metalayer the way `b2nd_deserialize_meta` does: the array and

@@ -11,15 +11,25 @@ use crate::{Error, Result};
 /// Blosc chunk, so the arithmetic below cannot overflow.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
+    /// Items along each dimension (0 to 16 dimensions; 0-d is a single item).
     pub shape: Vec<i64>,
+    /// Items of a chunk along each dimension.
     pub chunkshape: Vec<i64>,
+    /// Items of a block along each dimension (each no larger than the chunk's).
     pub blockshape: Vec<i64>,
+    /// `shape` rounded up to whole chunks: the extent the chunk grid covers.
     pub extshape: Vec<i64>,
+    /// `chunkshape` rounded up to whole blocks: the items a stored chunk holds per dimension.
     pub extchunkshape: Vec<i64>,
+    /// Items in the array (product of `shape`).
     pub nitems: i64,
+    /// Items in a chunk's unpadded region (product of `chunkshape`).
     pub chunknitems: i64,
+    /// Items in a block (product of `blockshape`).
     pub blocknitems: i64,
+    /// Items a stored chunk holds, padding included (product of `extchunkshape`).
     pub extchunknitems: i64,
+    /// Bytes of one item.
     pub typesize: usize,
 }
 
@@ -102,14 +112,18 @@ impl Geometry {
         )
     }
 
+    /// Number of dimensions.
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
 
+    /// `chunkshape` in the `i32` the b2nd metalayer and C API use (each extent fits, checked
+    /// by [`Geometry::new`]).
     pub fn chunkshape_i32(&self) -> Vec<i32> {
         self.chunkshape.iter().map(|c| *c as i32).collect()
     }
 
+    /// `blockshape` in the `i32` the b2nd metalayer and C API use.
     pub fn blockshape_i32(&self) -> Vec<i32> {
         self.blockshape.iter().map(|b| *b as i32).collect()
     }
@@ -182,7 +196,7 @@ impl Geometry {
 /// (including its quirks: all zero above a zero extent, and chunk-grid strides multiplied by
 /// `extshape * chunkshape`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CStrides {
+pub(crate) struct CStrides {
     pub item_array: Vec<i64>,
     pub item_extchunk: Vec<i64>,
     pub item_chunk: Vec<i64>,
@@ -192,7 +206,7 @@ pub struct CStrides {
 }
 
 impl Geometry {
-    pub fn c_strides(&self) -> CStrides {
+    pub(crate) fn c_strides(&self) -> CStrides {
         let n = self.ndim();
         let mut s = CStrides {
             item_array: vec![1; n],

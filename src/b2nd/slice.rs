@@ -81,13 +81,14 @@ pub fn copy_buffer(
 }
 
 /// The part of a slice that falls in one block of one chunk.
-pub struct BlockPart<'a> {
+pub(crate) struct BlockPart<'a> {
     /// Index of the block inside its chunk.
     pub nblock: usize,
     /// Array coordinates of the block's first item.
     pub block_origin: &'a [i64],
-    /// The intersection of slice, block and array, in array coordinates.
+    /// The intersection of slice, block and array, in array coordinates: first item.
     pub start: &'a [i64],
+    /// One past the intersection's last item along each dimension.
     pub stop: &'a [i64],
 }
 
@@ -106,7 +107,7 @@ pub fn check_slice(geom: &Geometry, start: &[i64], stop: &[i64]) -> Result<()> {
 }
 
 /// Calls `f(nchunk, chunk_coords)` for every chunk a non-empty slice touches, in storage order.
-pub fn for_each_chunk(
+pub(crate) fn for_each_chunk(
     geom: &Geometry,
     start: &[i64],
     stop: &[i64],
@@ -134,7 +135,7 @@ pub fn for_each_chunk(
 
 /// Calls `f` for every block of chunk `chunk_coords` that the slice `[start, stop)` touches,
 /// with the part of the slice inside it.
-pub fn for_each_block(
+pub(crate) fn for_each_block(
     geom: &Geometry,
     chunk_coords: &[i64],
     start: &[i64],
@@ -179,7 +180,7 @@ pub fn for_each_block(
 
 /// The block mask of a chunk for a slice: `true` for blocks the slice does not touch (the
 /// `maskout` convention of the decompressor).
-pub fn block_maskout(
+pub(crate) fn block_maskout(
     geom: &Geometry,
     chunk_coords: &[i64],
     start: &[i64],

@@ -6,6 +6,7 @@ use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::chunk::{special, CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::{Error, Result};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// A sequence of compressed chunks with metalayers and compression parameters.
 pub trait ChunkStore: Sized {
@@ -14,13 +15,18 @@ pub trait ChunkStore: Sized {
 
     /// A new empty store compressing with `cparams`.
     fn create(cparams: CParams, dparams: DParams, options: &Self::Options) -> Result<Self>;
+    /// The parameters new chunks are compressed with.
     fn cparams(&self) -> &CParams;
+    /// The parameters chunks are decompressed with.
     fn dparams(&self) -> &DParams;
+    /// The options a store derived from this one (an array view) is created with.
     fn options(&self) -> Self::Options;
+    /// Bytes of one item: the cparams' typesize, at least 1.
     fn typesize(&self) -> usize {
         self.cparams().typesize.max(1) as usize
     }
 
+    /// Number of chunks held.
     fn nchunks(&self) -> i64;
     /// The compressed bytes of chunk `nchunk`.
     fn chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>>;
@@ -35,21 +41,30 @@ pub trait ChunkStore: Sized {
     ) -> Result<usize>;
     /// Compresses `data` as one chunk with the store's parameters.
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>>;
+    /// Adds a compressed chunk at the end; returns the new number of chunks.
     fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64>;
+    /// Inserts a compressed chunk before position `nchunk`; returns the new number of chunks.
     fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
+    /// Replaces chunk `nchunk`; returns the number of chunks.
     fn update_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
+    /// Removes chunk `nchunk`; returns the new number of chunks.
     fn delete_chunk(&mut self, nchunk: i64) -> Result<i64>;
 
     /// Names of the fixed-length metalayers, in order.
     fn meta_names(&self) -> Vec<String>;
+    /// The content of metalayer `name`, if there is one.
     fn meta_get(&self, name: &str) -> Option<Vec<u8>>;
+    /// Adds metalayer `name`; fails with [`Error::InvalidParam`] if it exists.
     fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
+    /// Replaces the content of existing metalayer `name`; metalayers are fixed-length, so a
+    /// longer `content` fails with [`Error::InvalidParam`].
     fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<()>;
 
     /// Names of the variable-length metalayers, in order.
     fn vlmeta_names(&self) -> Vec<String>;
     /// The (uncompressed) content of vlmetalayer `name`.
     fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>>;
+    /// Adds vlmetalayer `name` holding `content` (stored compressed).
     fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
 
     /// A special-value chunk (zeros, NaNs, uninitialised, or `value` repeated) of `nbytes`.
@@ -75,7 +90,7 @@ pub trait ChunkStore: Sized {
 /// `maskout` if it fits the chunk's blocks, else `None` (decompress everything): special-value
 /// chunks have a single block whatever the array's block shape, and a mask is only an
 /// optimisation.
-pub fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&'m [bool]> {
+pub(crate) fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&'m [bool]> {
     let m = maskout?;
     let h = ChunkHeader::parse(chunk).ok()?;
     (h.nblocks_leftover().0 == m.len()).then_some(m)
@@ -83,7 +98,7 @@ pub fn usable_maskout<'m>(chunk: &[u8], maskout: Option<&'m [bool]>) -> Option<&
 
 /// Decompresses `chunk` as `ChunkStore::decompress_chunk` requires: the mask only when it fits,
 /// and zeros for an uninitialised chunk.
-pub fn decompress_defined(
+pub(crate) fn decompress_defined(
     decompressor: &Decompressor,
     chunk: &[u8],
     dst: &mut [u8],
@@ -99,14 +114,15 @@ pub fn decompress_defined(
 }
 
 /// Compresses `data` as one chunk (room for the worst case, so it always fits).
-pub fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
+pub(crate) fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
     let mut dst = Scratch::compressed();
     dst.resize(data.len() + MAX_OVERHEAD, 0);
-    let n = compressor.compress(data, &mut dst)?;
-    if n == 0 {
-        return Err(Error::Failure);
+    // c-blosc2's b2nd answers any compression error (a filter that refuses the data, say)
+    // with BLOSC2_ERROR_FAILURE.
+    match compressor.compress(data, &mut dst) {
+        Ok(n) if n > 0 => Ok(dst[..n].to_vec()),
+        _ => Err(Error::Failure),
     }
-    Ok(dst[..n].to_vec())
 }
 
 /// Chunks and metalayers kept in memory.
@@ -119,6 +135,18 @@ pub struct MemStore {
 }
 
 impl MemStore {
+    /// Hands the contexts the layout of the "b2nd" metalayer (for ndcell and ndmean), as a
+    /// super-chunk does.
+    fn refresh_layout(&mut self) {
+        let typesize = self.compressor.params().typesize;
+        let layout = self
+            .meta_get(super::array::META_NAME)
+            .and_then(|m| super::meta::layout(&m, typesize))
+            .map(Arc::new);
+        self.compressor.set_layout(layout.clone());
+        self.decompressor.set_layout(layout);
+    }
+
     fn index(&self, nchunk: i64, len: usize) -> Result<usize> {
         usize::try_from(nchunk)
             .ok()
@@ -199,6 +227,7 @@ impl ChunkStore for MemStore {
             return Err(Error::InvalidParam);
         }
         self.metalayers.push((name.to_string(), content.to_vec()));
+        self.refresh_layout();
         Ok(())
     }
     fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<()> {
@@ -212,6 +241,7 @@ impl ChunkStore for MemStore {
             return Err(Error::InvalidParam);
         }
         m.1 = content.to_vec();
+        self.refresh_layout();
         Ok(())
     }
     fn vlmeta_names(&self) -> Vec<String> {

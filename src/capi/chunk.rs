@@ -14,6 +14,7 @@ use libc::{c_char, c_int, c_void};
 
 use crate::capi::library::guard;
 use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context};
+use crate::capi::schunk::schunk_layout;
 use crate::capi::types::*;
 use crate::chunk::header::{
     ChunkHeader, Special, DOBITSHUFFLE, DOSHUFFLE, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
@@ -217,7 +218,9 @@ fn create_cctx(cparams: &blosc2_cparams) -> Result<Context> {
         // No tuner can be registered, so a named one is never found.
         return Err(Error::Tuner);
     }
-    Context::new_compress(&c, |_| {})
+    // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
+    let layout = unsafe { schunk_layout(c.schunk) };
+    Context::new_compress(&c, |p| p.layout = layout)
 }
 
 #[no_mangle]
@@ -234,7 +237,10 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
         if let Some(n) = env_nthreads() {
             d.nthreads = n;
         }
-        Context::new_decompress(&d, |_| {}).map_or(ptr::null_mut(), Context::into_handle)
+        // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
+        let layout = unsafe { schunk_layout(d.schunk) };
+        Context::new_decompress(&d, |p| p.layout = layout)
+            .map_or(ptr::null_mut(), Context::into_handle)
     })
 }
 

@@ -18,7 +18,7 @@ use libc::{c_int, c_void};
 
 use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
-use crate::chunk::params::{BlockCallback, BlockInfo, UserCodec, UserFilter};
+use crate::chunk::params::{ArrayLayout, BlockCallback, BlockInfo, UserCodec, UserFilter};
 use crate::chunk::{pipeline, registry, CParams, Compressor, DParams, Decompressor};
 use crate::codecs;
 use crate::{Error, Result};
@@ -339,6 +339,7 @@ fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
         prefilter,
         user_codec,
         user_filters,
+        layout: None,
         owner: Some(Arc::new(extras)),
     }
 }
@@ -406,6 +407,7 @@ fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
         postfilter,
         user_codecs: registry::all_codecs(),
         user_filters: registry::all_filters(),
+        layout: None,
         owner: Some(Arc::new(DExtras {
             schunk: c.schunk,
             postfilter: c.postfilter,
@@ -576,6 +578,14 @@ impl Context {
         match &self.engine {
             Engine::Compress(c) => Ok(c),
             Engine::Decompress(_) => Err(Error::InvalidParam),
+        }
+    }
+
+    /// Hands the engine the layout of the array it works for (ndcell and ndmean need it).
+    pub fn set_layout(&mut self, layout: Option<Arc<ArrayLayout>>) {
+        match &mut self.engine {
+            Engine::Compress(c) => c.set_layout(layout),
+            Engine::Decompress(d) => d.set_layout(layout),
         }
     }
 

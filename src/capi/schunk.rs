@@ -24,6 +24,7 @@ use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_
 use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
+use crate::chunk::params::ArrayLayout;
 use crate::chunk::{vlblocks, ChunkHeader};
 use crate::frame::header::Meta;
 use crate::frame::io::{Io, SharedBytes};
@@ -256,7 +257,26 @@ impl SchunkHandle {
         let old = m.nvlmetalayers.max(0) as usize;
         sync_layers(&mut m.vlmetalayers, old, s.vlmetalayers());
         m.nvlmetalayers = s.vlmetalayers().len().min(m.vlmetalayers.len()) as i16;
+        // The contexts C code compresses with (`schunk->cctx`) see the array layout the
+        // super-chunk's metalayers describe now, as c-blosc2's filters read them on each call.
+        let layout = s.layout().cloned();
+        for ctx in [m.cctx, m.dctx] {
+            // SAFETY: the handle's own contexts, from attach (or NULL).
+            if let Some(c) = unsafe { Context::from_handle(ctx) } {
+                c.set_layout(layout.clone());
+            }
+        }
     }
+}
+
+/// The array layout of the super-chunk a `blosc2_cparams`/`blosc2_dparams` names, for a context
+/// the caller creates for it.
+///
+/// # Safety
+/// `schunk` is NULL or a `blosc2_schunk *` this library handed out and has not freed.
+pub(crate) unsafe fn schunk_layout(schunk: *mut c_void) -> Option<Arc<ArrayLayout>> {
+    // SAFETY: forwarded contract.
+    unsafe { schunk_ref(schunk.cast::<blosc2_schunk>()) }.and_then(|s| s.layout().cloned())
 }
 
 impl Drop for SchunkHandle {

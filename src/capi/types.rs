@@ -331,8 +331,12 @@ pub struct tuner_info {
     pub free: *mut c_char,
 }
 
+// The typedef names of the headers; cbindgen emits them, Rust code names the structs.
+#[allow(dead_code)]
 pub type blosc2_context = blosc2_context_s;
+#[allow(dead_code)]
 pub type blosc2_frame = blosc2_frame_s;
+#[allow(dead_code)]
 pub type b2nd_context_t = b2nd_context_s;
 
 // The reference layouts (c-blosc2 3.3.5 on LP64), checked at compile time.

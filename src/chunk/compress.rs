@@ -151,8 +151,9 @@ pub(crate) fn encode_stream(
     match &params.user_codec {
         Some(uc) if !codecs::is_builtin(params.compcode) => {
             let r = uc.encode(stream, dst, params.compcode_meta, params);
+            // c-blosc2 answers any negative encoder result with BLOSC2_ERROR_DATA.
             if r < 0 {
-                return Err(Error::from_code(r).unwrap_or(Error::Data));
+                return Err(Error::Data);
             }
             Ok(r as usize)
         }
@@ -162,14 +163,14 @@ pub(crate) fn encode_stream(
 
 /// Whether a filter id may appear in cparams (checked when a context is created): the
 /// built-in filters, the ids c-blosc2 registers at init (32..=36) and the user range (160..).
-pub fn filter_id_allowed(f: u8) -> bool {
+pub(crate) fn filter_id_allowed(f: u8) -> bool {
     matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC)
         || (32..=36).contains(&f)
         || f >= 160
 }
 
 /// Validates parameters at context creation (c-blosc2 returns a NULL context for these).
-pub fn validate_for_create(params: &CParams) -> Result<()> {
+pub(crate) fn validate_for_create(params: &CParams) -> Result<()> {
     if params.filters.iter().all(|&f| filter_id_allowed(f)) {
         Ok(())
     } else {
@@ -178,7 +179,7 @@ pub fn validate_for_create(params: &CParams) -> Result<()> {
 }
 
 /// Validates compression parameters the way `blosc2_compress_ctx` does (same error codes).
-pub fn validate(params: &CParams) -> Result<()> {
+pub(crate) fn validate(params: &CParams) -> Result<()> {
     validate_for_create(params)?;
     if params.clevel > 9 {
         return Err(Error::CodecParam);
@@ -194,7 +195,11 @@ pub fn validate(params: &CParams) -> Result<()> {
             NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC => true,
             // both bytedeltas need their number of streams in filters_meta.
             pipeline::BYTEDELTA | pipeline::BYTEDELTA_BUGGY => params.filters_meta[i] != 0,
-            _ => params.user_filters.iter().any(|(id, _)| *id == f),
+            // The params' own, or a registered one (the pipeline looks there too).
+            _ => {
+                params.user_filters.iter().any(|(id, _)| *id == f)
+                    || super::registry::filter(f).is_some()
+            }
         };
         if !usable {
             return Err(Error::FilterPipeline);
@@ -229,7 +234,7 @@ pub(crate) fn for_each_block<T: Send>(
 
 /// Compresses `src` into `dst` as one chunk. Returns the chunk size, or 0 when it cannot fit
 /// in `dst` (as c-blosc2 does).
-pub fn compress(
+pub(crate) fn compress(
     params: &CParams,
     pool: Option<&rayon::ThreadPool>,
     src: &[u8],

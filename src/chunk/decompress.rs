@@ -18,7 +18,7 @@ pub trait LazyBlocks: Sync {
 }
 
 /// A chunk ready to decode: header, block table, dictionary.
-pub struct Chunk<'a> {
+pub(crate) struct Chunk<'a> {
     pub header: ChunkHeader,
     pub src: &'a [u8],
     nblocks: usize,
@@ -321,12 +321,16 @@ pub(crate) fn decode_stream(
     if h.compformat() != codecs::UDCODEC_FORMAT {
         return codecs::decompress_stream(h.compformat(), cdata, out, dict, codec);
     }
+    // The params' own codec, or a registered one (the plugins c-blosc2 registers at init are
+    // there from the start, for params built without the C layer).
     let uc = dparams
         .user_codecs
         .iter()
         .find(|(id, _)| *id == h.udcompcode)
+        .map(|(_, c)| c.clone())
+        .or_else(|| super::registry::codec(h.udcompcode).map(|e| e.codec))
         .ok_or(Error::CodecSupport)?;
-    let r = uc.1.decode(cdata, out, h.compcode_meta, dparams);
+    let r = uc.decode(cdata, out, h.compcode_meta, dparams);
     if r < 0 {
         return Err(Error::from_code(r).unwrap_or(Error::Data));
     }
@@ -344,7 +348,7 @@ fn fill_pattern(out: &mut [u8], pat: &[u8]) {
 
 /// Decompresses a chunk into `dst`; returns the number of bytes written (the chunk's nbytes).
 /// `maskout[i] == true` skips block i (leaving its bytes untouched).
-pub fn decompress(
+pub(crate) fn decompress(
     dparams: &DParams,
     pool: Option<&rayon::ThreadPool>,
     src: &[u8],
@@ -355,7 +359,7 @@ pub fn decompress(
 }
 
 /// `decompress`, also for lazy chunks whose blocks `reader` fetches.
-pub fn decompress_with(
+pub(crate) fn decompress_with(
     dparams: &DParams,
     pool: Option<&rayon::ThreadPool>,
     src: &[u8],
@@ -487,7 +491,7 @@ pub fn decompress_with(
 
 /// Decompresses `nbytes` bytes starting at byte `start` of the chunk into `dst`.
 /// `start` and `nbytes` must lie within the chunk.
-pub fn getitem_bytes(
+pub(crate) fn getitem_bytes(
     dparams: &DParams,
     src: &[u8],
     start: usize,
@@ -498,7 +502,7 @@ pub fn getitem_bytes(
 }
 
 /// `getitem_bytes`, also for lazy chunks whose blocks `reader` fetches.
-pub fn getitem_bytes_with(
+pub(crate) fn getitem_bytes_with(
     dparams: &DParams,
     src: &[u8],
     start: usize,

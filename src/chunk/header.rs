@@ -3,13 +3,24 @@
 
 use crate::{Error, Result};
 
+/// Bytes of the c-blosc 1.x header (`BLOSC_MIN_HEADER_LENGTH`).
 pub const MIN_HEADER_LENGTH: usize = 16;
+/// Bytes of the c-blosc2 extended header (`BLOSC_EXTENDED_HEADER_LENGTH`), which every chunk
+/// this crate writes has.
 pub const EXTENDED_HEADER_LENGTH: usize = 32;
+/// Largest typesize the header's typesize byte holds; a larger one is compressed as bytes
+/// (typesize 1).
 pub const MAX_TYPESIZE: usize = 255;
+/// Slots in the filter pipeline (`BLOSC2_MAX_FILTERS`).
 pub const MAX_FILTERS: usize = 6;
+/// Most a chunk is larger than its data (`BLOSC2_MAX_OVERHEAD`): a destination of
+/// `src.len() + MAX_OVERHEAD` bytes always holds the compressed chunk.
 pub const MAX_OVERHEAD: usize = EXTENDED_HEADER_LENGTH;
+/// Most data bytes one chunk holds (`BLOSC2_MAX_BUFFERSIZE`): `i32::MAX` minus the overhead.
 pub const MAX_BUFFERSIZE: i64 = i32::MAX as i64 - MAX_OVERHEAD as i64;
+/// Largest block size a header may declare (`BLOSC2_MAXBLOCKSIZE`), in bytes.
 pub const MAXBLOCKSIZE: i32 = 536_866_816;
+/// Buffers shorter than this many bytes are stored uncompressed (`BLOSC_MIN_BUFFERSIZE`).
 pub const MIN_BUFFERSIZE: i32 = 32;
 
 /// Chunk format version written today.
@@ -22,54 +33,96 @@ pub const VERSION_FORMAT_VL_BLOCKS: u8 = 6;
 pub const VERSION_FORMAT_ALPHA: u8 = 3;
 
 // Bits of `flags` (byte 2).
+/// `flags` bit: byte shuffle was applied (c-blosc 1.x); with [`DOBITSHUFFLE`] also set it marks
+/// the extended header instead.
 pub const DOSHUFFLE: u8 = 0x1;
+/// `flags` bit: the data follows the header uncompressed.
 pub const MEMCPYED: u8 = 0x2;
+/// `flags` bit: bit shuffle was applied (c-blosc 1.x); see [`DOSHUFFLE`].
 pub const DOBITSHUFFLE: u8 = 0x4;
+/// `flags` bit: the delta filter was applied (c-blosc 1.x headers).
 pub const DODELTA: u8 = 0x8;
+/// `flags` bit: each block is one stream, not split into one stream per byte of the typesize.
 pub const DONT_SPLIT: u8 = 0x10;
 
 // Bits of `blosc2_flags` (byte 31).
+/// `blosc2_flags` bit: the codec used a dictionary stored in the chunk.
 pub const USEDICT: u8 = 0x1;
+/// `blosc2_flags` bit: the data was written on a big-endian machine (never set by this crate).
 pub const BIGENDIAN: u8 = 0x2;
+/// `blosc2_flags` bit: a lazy chunk: header and block offsets only, its blocks still in the
+/// frame on disk.
 pub const LAZY_CHUNK: u8 = 0x8;
+/// `blosc2_flags` bit: the blocks hold codec instrumentation records instead of data.
 pub const INSTR_CODEC: u8 = 0x80;
 // Bits of `blosc2_flags2` (byte 30).
+/// `blosc2_flags2` bit: blocks of variable length (see [`super::vlblocks`]); the header's
+/// blocksize field then counts blocks.
 pub const VL_BLOCKS: u8 = 0x1;
 
 /// Special-value kinds stored in bits 4..6 of `blosc2_flags`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Special {
+    /// A regular chunk: its blocks hold the data.
     None = 0,
+    /// All bytes are zero; the chunk is the header alone.
     Zero = 1,
+    /// All items are NaN (typesize 4 or 8); the chunk is the header alone.
     Nan = 2,
+    /// Every item equals the one value (`typesize` bytes) that follows the header.
     Value = 3,
+    /// The contents are unspecified: decompressing leaves the destination's bytes as they
+    /// were, as c-blosc2 does; the chunk is the header alone.
     Uninit = 4,
 }
 
+/// Mask of the special kind once `blosc2_flags` is shifted right by 4.
 pub const SPECIAL_MASK: u8 = 7;
 
-/// Filter ids.
+/// Filter id: an empty pipeline slot (`BLOSC_NOFILTER`).
 pub const NOFILTER: u8 = 0;
+/// Filter id: byte shuffle (`BLOSC_SHUFFLE`).
 pub const SHUFFLE: u8 = 1;
+/// Filter id: bit shuffle (`BLOSC_BITSHUFFLE`).
 pub const BITSHUFFLE: u8 = 2;
+/// Filter id: XOR delta against the chunk's first block (`BLOSC_DELTA`).
 pub const DELTA: u8 = 3;
+/// Filter id: truncate float precision to the number of bits in the slot's meta byte
+/// (`BLOSC_TRUNC_PREC`).
 pub const TRUNC_PREC: u8 = 4;
 
 /// A parsed chunk header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkHeader {
+    /// Chunk format version (byte 0); see [`VERSION_FORMAT`].
     pub version: u8,
+    /// Version of the codec's format (byte 1).
     pub versionlz: u8,
+    /// Flag bits (byte 2): [`DOSHUFFLE`], [`MEMCPYED`], ..., the codec format in bits 5..7.
     pub flags: u8,
+    /// Size in bytes of one item (byte 3).
     pub typesize: u8,
+    /// Bytes of data the chunk decompresses to.
     pub nbytes: i32,
+    /// Bytes of data per block (the last block may be shorter); for VL-block chunks, the
+    /// number of blocks. `parse` caps it at `nbytes`, as c-blosc2 reads it.
     pub blocksize: i32,
+    /// Bytes of the whole chunk, header included.
     pub cbytes: i32,
+    /// The filter pipeline, applied in slot order when compressing (extended header; a 1.x
+    /// header's flag bits are translated into it).
     pub filters: [u8; MAX_FILTERS],
+    /// The codec id when the codec-format bits say user codec; the exact codec id in any
+    /// extended header.
     pub udcompcode: u8,
+    /// The codec's meta byte.
     pub compcode_meta: u8,
+    /// One meta byte per filter slot (e.g. the bits kept by [`TRUNC_PREC`]).
     pub filters_meta: [u8; MAX_FILTERS],
+    /// Second flags byte (byte 30): [`VL_BLOCKS`].
     pub blosc2_flags2: u8,
+    /// c-blosc2 flags byte (byte 31): [`USEDICT`], [`LAZY_CHUNK`], ..., the [`Special`] kind in
+    /// bits 4..6.
     pub blosc2_flags: u8,
     /// Whether the 32-byte extended header is present (flags has both shuffle bits set).
     pub extended: bool,
@@ -194,14 +247,18 @@ impl ChunkHeader {
         })
     }
 
+    /// Whether the data is stored uncompressed after the header.
     pub fn memcpyed(&self) -> bool {
         self.flags & MEMCPYED != 0
     }
 
+    /// Whether each block is a single stream (not one stream per byte of the typesize).
     pub fn dont_split(&self) -> bool {
         self.flags & DONT_SPLIT != 0
     }
 
+    /// The codec library's format code (bits 5..7 of `flags`): one of the `*_FORMAT` constants
+    /// of [`crate::codecs`].
     pub fn compformat(&self) -> u8 {
         self.flags >> 5
     }
@@ -225,14 +282,17 @@ impl ChunkHeader {
         }
     }
 
+    /// Whether the codec used a dictionary stored in the chunk.
     pub fn use_dict(&self) -> bool {
         self.extended && self.blosc2_flags & USEDICT != 0
     }
 
+    /// Whether this is a lazy chunk (header and block offsets only; see [`LAZY_CHUNK`]).
     pub fn is_lazy(&self) -> bool {
         self.extended && self.blosc2_flags & LAZY_CHUNK != 0 && self.special_raw() == 0
     }
 
+    /// Whether the blocks have variable lengths (see [`VL_BLOCKS`]).
     pub fn is_vl_blocks(&self) -> bool {
         self.extended && self.blosc2_flags2 & VL_BLOCKS != 0
     }
@@ -249,6 +309,9 @@ impl ChunkHeader {
     }
 
     /// Writes the header (16 or 32 bytes) into `dst`.
+    ///
+    /// # Panics
+    /// When `dst` is shorter than [`header_len`](Self::header_len).
     pub fn write(&self, dst: &mut [u8]) {
         dst[0] = self.version;
         dst[1] = self.versionlz;

@@ -6,10 +6,10 @@ pub mod decompress;
 pub mod header;
 pub mod params;
 pub mod pipeline;
-pub mod plugins;
+pub(crate) mod plugins;
 pub mod registry;
-pub mod runner;
-pub mod scratch;
+pub(crate) mod runner;
+pub(crate) mod scratch;
 pub mod special;
 pub mod vlblocks;
 
@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 /// The worker pool for `nthreads` (> 1). Contexts asking for the same number of threads share
 /// one pool, as c-blosc2 shares its thread pools; it lives as long as a context holds it.
-pub fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>> {
+pub(crate) fn make_pool(nthreads: i16) -> Result<Option<Arc<rayon::ThreadPool>>> {
     if nthreads <= 1 {
         return Ok(None);
     }
@@ -52,17 +52,43 @@ pub struct Compressor {
 }
 
 impl Compressor {
-    pub fn new(params: CParams) -> Result<Compressor> {
+    /// A compressor for `params`, with a worker pool when `nthreads` > 1 (pools are shared
+    /// between contexts of the same size). Fails with [`Error::FilterPipeline`] for a filter id
+    /// c-blosc2 does not know (built-in ids, its plugin ids 32..=36 and user ids 160.. pass),
+    /// [`Error::ThreadCreate`] when the pool cannot start; the rest of the parameters is
+    /// checked by each `compress`.
+    pub fn new(mut params: CParams) -> Result<Compressor> {
         compress::validate_for_create(&params)?;
+        // A registered codec the params name but do not carry (params built without the C
+        // layer, such as those of a super-chunk opened from a file).
+        if params.user_codec.is_none() && !crate::codecs::is_builtin(params.compcode) {
+            params.user_codec = registry::codec(params.compcode).map(|e| e.codec);
+        }
         let pool = make_pool(params.nthreads)?;
         Ok(Compressor { params, pool })
     }
 
+    /// The parameters it compresses with.
     pub fn params(&self) -> &CParams {
         &self.params
     }
 
-    /// Compresses `src` into `dst`; the chunk size, or 0 when it does not fit.
+    /// Changes the array layout the filters that need one see (the super-chunk's metalayer
+    /// changed).
+    pub fn set_layout(&mut self, layout: Option<Arc<params::ArrayLayout>>) {
+        self.params.layout = layout;
+    }
+
+    /// Compresses `src` into `dst` as one chunk; returns the chunk's size in bytes, or 0 when
+    /// it does not fit in `dst` (a `dst` of `src.len() +`
+    /// [`MAX_OVERHEAD`](header::MAX_OVERHEAD) bytes always suffices).
+    ///
+    /// # Errors
+    /// [`Error::MaxBufsizeExceeded`] when `src` is larger than
+    /// [`MAX_BUFFERSIZE`](header::MAX_BUFFERSIZE) or `dst` shorter than `MAX_OVERHEAD`;
+    /// [`Error::CodecParam`] for a level above 9 (or a dictionary with a codec that takes
+    /// none); [`Error::CodecSupport`], [`Error::FilterPipeline`] for a codec or filter that is
+    /// neither built in nor given; whatever a user codec, filter or prefilter reports.
     pub fn compress(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         compress::compress(&self.params, self.pool.as_deref(), src, dst)
     }
@@ -75,16 +101,33 @@ pub struct Decompressor {
 }
 
 impl Decompressor {
+    /// A decompressor for `params`, with a worker pool when `nthreads` > 1; fails only with
+    /// [`Error::ThreadCreate`] when the pool cannot start.
     pub fn new(params: DParams) -> Result<Decompressor> {
         let pool = make_pool(params.nthreads)?;
         Ok(Decompressor { params, pool })
     }
 
+    /// The parameters it decompresses with.
     pub fn params(&self) -> &DParams {
         &self.params
     }
 
-    /// Decompresses a chunk into `dst`; returns its nbytes.
+    /// As [`Compressor::set_layout`].
+    pub fn set_layout(&mut self, layout: Option<Arc<params::ArrayLayout>>) {
+        self.params.layout = layout;
+    }
+
+    /// Decompresses the chunk `src` into `dst`; returns the number of bytes written, the
+    /// chunk's nbytes. `maskout`, one flag per block, skips the blocks marked `true` (their
+    /// bytes in `dst` are left as they were).
+    ///
+    /// # Errors
+    /// [`Error::WriteBuffer`] when `dst` is shorter than the chunk's nbytes;
+    /// [`Error::ReadBuffer`], [`Error::InvalidHeader`] or [`Error::Data`] when `src` is not a
+    /// whole, consistent chunk (a mask of the wrong length included);
+    /// [`Error::CodecSupport`] for a codec neither built in nor registered; what a postfilter,
+    /// user codec or filter reports.
     pub fn decompress(
         &self,
         src: &[u8],

@@ -10,11 +10,29 @@ use std::sync::Arc;
 /// `blosc2_cparams`/`blosc2_dparams` here, for the user callbacks it wraps).
 pub type Owner = Arc<dyn Any + Send + Sync>;
 
-/// Split modes (BLOSC_*_SPLIT).
+/// Split mode (`BLOSC_ALWAYS_SPLIT`): every block is split into one stream per byte of the
+/// typesize before the codec runs.
 pub const ALWAYS_SPLIT: i32 = 1;
+/// Split mode (`BLOSC_NEVER_SPLIT`): each block is one codec stream.
 pub const NEVER_SPLIT: i32 = 2;
+/// Split mode (`BLOSC_AUTO_SPLIT`): split when the codec, level, shuffle and typesize make it
+/// pay, as c-blosc2 decides.
 pub const AUTO_SPLIT: i32 = 3;
+/// Split mode (`BLOSC_FORWARD_COMPAT_SPLIT`, the default): decided as for [`AUTO_SPLIT`], so
+/// that readers of older formats can read the chunks.
 pub const FORWARD_COMPAT_SPLIT: i32 = 4;
+
+/// The n-dimensional layout of the super-chunk a chunk is compressed for, from its "b2nd"
+/// metalayer. The filters that work on cells of a block (ndcell, ndmean) need it; c-blosc2's
+/// read that metalayer through `cparams->schunk` on each call, here the super-chunk hands it
+/// to its contexts whenever the metalayer changes (see `Schunk::refresh_layout`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayLayout {
+    /// The super-chunk's typesize (what c-blosc2's filters take on decompression).
+    pub typesize: i32,
+    /// The shape of a block, one entry per dimension (at most 8).
+    pub blockshape: Vec<i32>,
+}
 
 /// A user-registered codec, as the core sees it.
 pub trait UserCodec: Send + Sync {
@@ -26,7 +44,10 @@ pub trait UserCodec: Send + Sync {
 
 /// A user-registered filter, as the core sees it.
 pub trait UserFilter: Send + Sync {
-    /// `typesize` is the chunk's item size (the header's, when decompressing).
+    /// Filters one block from `src` into `dst` (same length); returns 0 on success, a negative
+    /// `BLOSC2_ERROR_*` code on failure. `meta` is the pipeline slot's meta byte, `nblock` the
+    /// block's index in the chunk. `typesize` is the chunk's item size (the header's, when
+    /// decompressing).
     fn forward(
         &self,
         src: &[u8],
@@ -36,6 +57,8 @@ pub trait UserFilter: Send + Sync {
         nblock: i32,
         typesize: i32,
     ) -> i32;
+    /// Undoes `forward` on one block (`src` and `dst` have the block's length); returns 0 on
+    /// success, a negative `BLOSC2_ERROR_*` code on failure.
     fn backward(
         &self,
         src: &[u8],
@@ -59,31 +82,58 @@ pub trait BlockCallback: Send + Sync {
 /// Where the block a `BlockCallback` handles sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockInfo {
+    /// The chunk's item size in bytes.
     pub typesize: i32,
+    /// Byte offset of the block in the chunk's data.
     pub offset: i32,
+    /// Index of the block in the chunk.
     pub nblock: i32,
+    /// Index of the worker thread running the callback (0 ..< nthreads).
     pub tid: i32,
 }
 
 /// Compression parameters.
 #[derive(Clone)]
 pub struct CParams {
+    /// Codec id: one of [`crate::codecs`]' ids, or a registered user codec (160..=255).
+    /// Default BloscLZ.
     pub compcode: u8,
+    /// The codec's meta byte, stored in the chunk header and handed to user codecs.
     pub compcode_meta: u8,
+    /// Compression level, 0 (store uncompressed) ..= 9. Default 5.
     pub clevel: u8,
+    /// Train and store a dictionary per chunk. Only Zstd, LZ4 and LZ4HC take one (other codecs
+    /// fail with [`Error::CodecParam`](crate::Error::CodecParam)); chunks under 5 KiB are
+    /// compressed without.
     pub use_dict: bool,
+    /// Item size in bytes, which the shuffle filters and block sizing use. Values above 255 or
+    /// below 1 compress the data as bytes. Default 8.
     pub typesize: i32,
+    /// Threads that compress the blocks of one chunk (1 = the calling thread only).
     pub nthreads: i16,
+    /// Block size in bytes; 0 (the default) lets the engine choose as c-blosc2 does.
     pub blocksize: i32,
+    /// One of [`ALWAYS_SPLIT`], [`NEVER_SPLIT`], [`AUTO_SPLIT`], [`FORWARD_COMPAT_SPLIT`].
     pub splitmode: i32,
+    /// The filter pipeline, run in slot order (filter ids of [`super::header`] and
+    /// [`super::pipeline`], or registered user filters). Default: shuffle in the last slot.
     pub filters: [u8; MAX_FILTERS],
+    /// One meta byte per filter slot (e.g. the bits [`super::header::TRUNC_PREC`] keeps).
     pub filters_meta: [u8; MAX_FILTERS],
+    /// Carried for `blosc2_cparams.instr_codec`; the core does not write instrumented chunks.
     pub instr_codec: bool,
     /// Write the 16-byte c-blosc 1.x header (BLOSC_BLOSC1_COMPAT) instead of the extended one.
     pub legacy_header: bool,
+    /// Called for each block before the filters; what it writes is compressed instead of the
+    /// source bytes.
     pub prefilter: Option<Arc<dyn BlockCallback>>,
+    /// The codec used when `compcode` is not a built-in codec.
     pub user_codec: Option<Arc<dyn UserCodec>>,
+    /// User filters by filter id, for ids in `filters` that are not built in.
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
+    /// The layout of the array this context compresses for, when it has one.
+    pub layout: Option<Arc<ArrayLayout>>,
+    /// Data of the layer above the core, passed along untouched (see [`Owner`]).
     pub owner: Option<Owner>,
 }
 
@@ -105,6 +155,7 @@ impl Default for CParams {
             prefilter: None,
             user_codec: None,
             user_filters: Vec::new(),
+            layout: None,
             owner: None,
         }
     }
@@ -128,11 +179,20 @@ impl std::fmt::Debug for CParams {
 /// Decompression parameters.
 #[derive(Clone)]
 pub struct DParams {
+    /// Threads that decompress the blocks of one chunk (1 = the calling thread only).
     pub nthreads: i16,
+    /// Item size in bytes (`blosc2_dparams.typesize`); decoding itself takes the typesize from
+    /// each chunk's header.
     pub typesize: i32,
+    /// Called for each decompressed block after the filters; writes the block's final bytes.
     pub postfilter: Option<Arc<dyn BlockCallback>>,
+    /// User codecs by codec id, for chunks whose header names a codec that is not built in.
     pub user_codecs: Vec<(u8, Arc<dyn UserCodec>)>,
+    /// User filters by filter id, for filter ids in a chunk header that are not built in.
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
+    /// The layout of the array this context decompresses for, when it has one.
+    pub layout: Option<Arc<ArrayLayout>>,
+    /// Data of the layer above the core, passed along untouched (see [`Owner`]).
     pub owner: Option<Owner>,
 }
 
@@ -144,6 +204,7 @@ impl Default for DParams {
             postfilter: None,
             user_codecs: Vec::new(),
             user_filters: Vec::new(),
+            layout: None,
             owner: None,
         }
     }

@@ -6,22 +6,27 @@
 //! decoded block.
 
 use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
-use super::params::{BlockInfo, CParams, DParams};
+use super::params::{BlockInfo, CParams, DParams, UserFilter};
+use super::registry;
 use super::scratch::pair_mut;
 use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
 use crate::{Error, Result};
+use std::sync::Arc;
 
 /// Ids of the bytedelta filters (registered plugin ids in c-blosc2): the old one and the fixed one.
 pub const BYTEDELTA_BUGGY: u8 = 34;
+/// Id of the fixed bytedelta filter (`BLOSC_FILTER_BYTEDELTA`); its meta byte, the number of
+/// byte streams (normally the typesize), must be non-zero to compress.
 pub const BYTEDELTA: u8 = 35;
 /// Filters with ids above this are plugins or user-defined.
 pub const DEFINED_FILTERS_STOP: u8 = 31;
 
 /// Where the current data of a block lives while filters run.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Loc {
+pub(crate) enum Loc {
     /// The caller's source (forward) or destination block (backward).
     Outer,
+    /// One of the scratch buffers, by index.
     Buf(usize),
 }
 
@@ -38,6 +43,17 @@ fn bytedelta_streams(typesize: usize, meta: u8) -> usize {
     } else {
         meta as usize
     }
+}
+
+/// The filter with id `f`: the one the params carry, else the registry's (the plugins c-blosc2
+/// registers at init are there from the start, so params built without the C layer, such as
+/// those of a super-chunk opened from a file, still find them).
+fn filter_for(given: &[(u8, Arc<dyn UserFilter>)], f: u8) -> Option<Arc<dyn UserFilter>> {
+    given
+        .iter()
+        .find(|(id, _)| *id == f)
+        .map(|(_, uf)| uf.clone())
+        .or_else(|| registry::filter(f).map(|e| e.filter))
 }
 
 /// Applies one forward filter from `src` to `dst` (equal lengths).
@@ -64,16 +80,8 @@ fn forward_one(
             bytedelta::bytedelta_buggy_forward(bytedelta_streams(typesize, meta), src, dst)?
         }
         f if f > DEFINED_FILTERS_STOP => {
-            let uf = params
-                .user_filters
-                .iter()
-                .find(|(id, _)| *id == f)
-                .ok_or(Error::FilterPipeline)?;
-            if uf
-                .1
-                .forward(src, dst, meta, params, nblock as i32, typesize as i32)
-                != 0
-            {
+            let uf = filter_for(&params.user_filters, f).ok_or(Error::FilterPipeline)?;
+            if uf.forward(src, dst, meta, params, nblock as i32, typesize as i32) != 0 {
                 return Err(Error::FilterPipeline);
             }
         }
@@ -85,7 +93,7 @@ fn forward_one(
 /// Runs prefilter and filters over block `nblock` (`bsize` bytes at `offset` of `chunk_src`).
 /// Returns where the filtered block is: `Loc::Outer` means the untouched source.
 #[allow(clippy::too_many_arguments)]
-pub fn forward(
+pub(crate) fn forward(
     params: &CParams,
     typesize: usize,
     chunk_src: &[u8],
@@ -157,7 +165,10 @@ pub fn forward(
 }
 
 /// The filters that act on decompression, in the order they are undone.
-pub fn backward_steps(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Vec<(u8, u8)> {
+pub(crate) fn backward_steps(
+    filters: &[u8; MAX_FILTERS],
+    meta: &[u8; MAX_FILTERS],
+) -> Vec<(u8, u8)> {
     (0..MAX_FILTERS)
         .rev()
         .filter(|&i| filters[i] != NOFILTER && filters[i] != TRUNC_PREC)
@@ -167,7 +178,7 @@ pub fn backward_steps(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> 
 
 /// Where the codec should decode a block: straight into the destination when no filter (or only
 /// DELTA first) has to run before it, and there is no postfilter.
-pub fn decode_target(steps: &[(u8, u8)], has_postfilter: bool) -> Loc {
+pub(crate) fn decode_target(steps: &[(u8, u8)], has_postfilter: bool) -> Loc {
     if has_postfilter {
         return Loc::Buf(0);
     }
@@ -179,11 +190,11 @@ pub fn decode_target(steps: &[(u8, u8)], has_postfilter: bool) -> Loc {
 }
 
 /// Parameters of the backward pipeline that are the same for every block of a chunk.
-pub struct Backward<'a> {
-    pub steps: &'a [(u8, u8)],
-    pub typesize: usize,
-    pub format_version: u8,
-    pub dparams: &'a DParams,
+pub(crate) struct Backward<'a> {
+    pub(crate) steps: &'a [(u8, u8)],
+    pub(crate) typesize: usize,
+    pub(crate) format_version: u8,
+    pub(crate) dparams: &'a DParams,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -204,14 +215,8 @@ fn backward_one(
             bytedelta::bytedelta_buggy_backward(bytedelta_streams(ts, meta), src, dst)?
         }
         f if f > DEFINED_FILTERS_STOP => {
-            let uf = bw
-                .dparams
-                .user_filters
-                .iter()
-                .find(|(id, _)| *id == f)
-                .ok_or(Error::FilterPipeline)?;
-            let rc =
-                uf.1.backward(src, dst, meta, bw.dparams, nblock as i32, ts as i32);
+            let uf = filter_for(&bw.dparams.user_filters, f).ok_or(Error::FilterPipeline)?;
+            let rc = uf.backward(src, dst, meta, bw.dparams, nblock as i32, ts as i32);
             if rc != 0 {
                 return Err(if rc < 0 {
                     Error::from_code(rc).unwrap_or(Error::FilterPipeline)
@@ -229,7 +234,7 @@ fn backward_one(
 /// `dest` (the block's place in the output). `dref` is the chunk's first decoded block, needed
 /// by DELTA (None when this is block 0). `offset` is the block's byte offset in the chunk.
 #[allow(clippy::too_many_arguments)]
-pub fn backward(
+pub(crate) fn backward(
     bw: &Backward<'_>,
     start: Loc,
     dest: &mut [u8],

@@ -19,23 +19,34 @@ const MAX_ENTRIES: usize = u8::MAX as usize;
 /// A registered codec.
 #[derive(Clone)]
 pub struct CodecEntry {
+    /// The codec id chunks store (160..=255 for user registrations).
     pub id: u8,
+    /// The name `blosc1_set_compressor` and friends know it by.
     pub name: String,
+    /// The library code reported for its chunks (`blosc2_codec.complib`).
     pub complib: u8,
+    /// The codec's own version number (`blosc2_codec.version`), kept as registered.
     pub version: u8,
+    /// The encoder and decoder.
     pub codec: Arc<dyn UserCodec>,
 }
 
 /// A registered filter.
 #[derive(Clone)]
 pub struct FilterEntry {
+    /// The filter id a pipeline slot stores (160..=255 for user registrations).
     pub id: u8,
+    /// The filter's name.
     pub name: String,
+    /// The filter's own version number (`blosc2_filter.version`), kept as registered.
     pub version: u8,
+    /// The forward and backward functions.
     pub filter: Arc<dyn UserFilter>,
 }
 
-static CODECS: RwLock<Vec<CodecEntry>> = RwLock::new(Vec::new());
+/// Starts with the codecs c-blosc2 registers at init, as `FILTERS` does with the filters.
+static CODECS: LazyLock<RwLock<Vec<CodecEntry>>> =
+    LazyLock::new(|| RwLock::new(super::plugins::builtin_codecs()));
 /// Starts with the filters c-blosc2 registers at init, so no caller can see it without them.
 static FILTERS: LazyLock<RwLock<Vec<FilterEntry>>> =
     LazyLock::new(|| RwLock::new(super::plugins::builtin_filters()));

@@ -231,7 +231,11 @@ pub fn decompress_blocks(dparams: &DParams, src: &[u8]) -> Result<Vec<Vec<u8>>> 
 }
 
 /// Decompresses every block of a VL-block chunk, concatenated, into `dst`.
-pub fn decompress_concat(dparams: &DParams, chunk: &Chunk<'_>, dst: &mut [u8]) -> Result<usize> {
+pub(crate) fn decompress_concat(
+    dparams: &DParams,
+    chunk: &Chunk<'_>,
+    dst: &mut [u8],
+) -> Result<usize> {
     let mut pos = 0;
     for i in 0..chunk.header.blocksize as usize {
         let (_, _, size) = locate(chunk, i)?;

@@ -1,4 +1,5 @@
-//! Codecs: BloscLZ (pure Rust), LZ4/LZ4HC, zlib, Zstd, and the registry of user codecs.
+//! Codecs: BloscLZ (pure Rust), LZ4/LZ4HC, zlib, Zstd. User codecs are registered in
+//! [`crate::chunk::registry`].
 //!
 //! The chunk engine calls `compress_stream`/`decompress_stream` once per data stream of a block.
 //! LZ4, zlib and Zstd are the same C libraries c-blosc2 links (lz4 1.10, zstd 1.5.7, zlib-ng);
@@ -6,23 +7,33 @@
 
 pub mod blosclz;
 pub mod lz4;
+pub mod ndlz;
 pub mod zlib;
 pub mod zstd;
 
-/// Codec ids as stored in cparams and in the extended chunk header.
+/// Codec id (as stored in cparams and in the extended chunk header) of BloscLZ
+/// (`BLOSC_BLOSCLZ`), the default.
 pub const BLOSCLZ: u8 = 0;
+/// Codec id of LZ4 (`BLOSC_LZ4`).
 pub const LZ4: u8 = 1;
+/// Codec id of LZ4HC (`BLOSC_LZ4HC`): slower compression, LZ4's format and decompressor.
 pub const LZ4HC: u8 = 2;
+/// Codec id of zlib (`BLOSC_ZLIB`; zlib-ng here, as in c-blosc2).
 pub const ZLIB: u8 = 4;
+/// Codec id of Zstandard (`BLOSC_ZSTD`).
 pub const ZSTD: u8 = 5;
 /// First id that is not one of the codecs c-blosc2 defines itself.
 pub const LAST_CODEC: u8 = 6;
 
-/// Codec library ids (the 3-bit "format" field in the chunk flags).
+/// Codec library id (the 3-bit "format" field in the chunk flags) of BloscLZ.
 pub const BLOSCLZ_FORMAT: u8 = 0;
+/// Codec library id of LZ4 and LZ4HC.
 pub const LZ4_FORMAT: u8 = 1;
+/// Codec library id of zlib.
 pub const ZLIB_FORMAT: u8 = 3;
+/// Codec library id of Zstandard.
 pub const ZSTD_FORMAT: u8 = 4;
+/// Codec library id saying "a user codec: its id is in the extended header".
 pub const UDCODEC_FORMAT: u8 = 6;
 
 /// The format code stored in bits 5..7 of the chunk flags for a codec id.
@@ -42,7 +53,7 @@ pub fn is_builtin(compcode: u8) -> bool {
 }
 
 /// A dictionary prepared for one chunk (compression or decompression side).
-pub enum Dict<'a> {
+pub(crate) enum Dict<'a> {
     None,
     Zstd(&'a zstd::PreparedDict),
     Lz4(&'a [u8]),
@@ -50,13 +61,13 @@ pub enum Dict<'a> {
 
 /// Per-thread codec state reused across blocks (Zstd contexts are expensive to create).
 #[derive(Default)]
-pub struct CodecScratch {
-    pub zstd: zstd::ZstdContexts,
+pub(crate) struct CodecScratch {
+    pub(crate) zstd: zstd::ZstdContexts,
 }
 
 /// Compresses one stream with a built-in codec. Returns the compressed size, or 0 when the
 /// output did not fit in `dst` (the caller then stores the stream raw).
-pub fn compress_stream(
+pub(crate) fn compress_stream(
     compcode: u8,
     clevel: u8,
     src: &[u8],
@@ -86,7 +97,7 @@ pub fn compress_stream(
 
 /// Decompresses one stream whose codec is given by its format code (bits 5..7 of the flags).
 /// Returns the number of bytes written, which must equal `dst.len()` for a valid stream.
-pub fn decompress_stream(
+pub(crate) fn decompress_stream(
     format: u8,
     src: &[u8],
     dst: &mut [u8],

@@ -1,10 +1,15 @@
 //! Codec names and codes as c-blosc2 3.3.5 knows them: the built-in codecs and the plugin codecs
 //! of its global registry (which c-blosc2 resolves by name even when the plugin is not loaded).
 
+/// [`super::BLOSCLZ`] as the `int` codes of the C API.
 pub const BLOSCLZ: i32 = 0;
+/// [`super::LZ4`] as the `int` codes of the C API.
 pub const LZ4: i32 = 1;
+/// [`super::LZ4HC`] as the `int` codes of the C API.
 pub const LZ4HC: i32 = 2;
+/// [`super::ZLIB`] as the `int` codes of the C API.
 pub const ZLIB: i32 = 4;
+/// [`super::ZSTD`] as the `int` codes of the C API.
 pub const ZSTD: i32 = 5;
 
 /// (code, name) of every codec c-blosc2 names; code 3 (the old Snappy) is unused.

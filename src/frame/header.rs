@@ -2,18 +2,25 @@
 
 use crate::{Error, Result};
 
-/// Frame types (low nibble of the frame-type byte).
+/// Frame type (low nibble of the frame-type byte): a contiguous frame, one buffer or file.
 pub const CONTIGUOUS_TYPE: u8 = 0;
+/// Frame type: a sparse frame, a directory of chunk files plus an index frame.
 pub const DIRECTORY_TYPE: u8 = 1;
 
-/// Frame format versions (low nibble of the general flags).
+/// Frame format version (low nibble of the general flags) written for frames whose chunks
+/// all have one size and fixed-length blocks.
 pub const VERSION_RC1: u8 = 2;
+/// Frame format version written once chunks differ in size or have variable-length blocks.
 pub const VERSION_VL_BLOCKS: u8 = 3;
+/// Newest frame format version this crate reads; newer ones fail with
+/// [`Error::VersionSupport`].
 pub const VERSION_CURRENT: u8 = VERSION_VL_BLOCKS;
 
-/// Bits of the general flags.
+/// General-flags bit: chunk offsets are 64-bit (always set in frames c-blosc2 writes).
 pub const OFFSETS_64BIT: u8 = 0x10;
+/// General-flags bit: chunks do not all have the same size.
 pub const VARIABLE_CHUNKS: u8 = 0x40;
+/// General-flags bit: some chunks have variable-length blocks.
 pub const VL_BLOCKS: u8 = 0x80;
 
 /// Bit 0 of the second "other flags" byte: chunks were compressed with a dictionary.
@@ -25,24 +32,24 @@ pub const UDCODEC_FORMAT: u8 = 6;
 pub const LAST_CODEC: u8 = 6;
 
 // Positions of the fixed fields (each just after its msgpack marker).
-pub const POS_HEADER_LEN: usize = 11;
-pub const POS_FRAME_LEN: usize = 16;
-pub const POS_FLAGS: usize = 25;
-pub const POS_TYPE: usize = 26;
-pub const POS_CODECS: usize = 27;
-pub const POS_OTHER_FLAGS: usize = 28;
-pub const POS_NBYTES: usize = 30;
-pub const POS_CBYTES: usize = 39;
-pub const POS_TYPESIZE: usize = 48;
-pub const POS_BLOCKSIZE: usize = 53;
-pub const POS_CHUNKSIZE: usize = 58;
-pub const POS_NTHREADS_C: usize = 63;
-pub const POS_NTHREADS_D: usize = 66;
-pub const POS_HAS_VLMETA: usize = 68;
-pub const POS_FILTER_PIPELINE: usize = 70;
-pub const POS_UDCODEC: usize = 77;
-pub const POS_CODEC_META: usize = 78;
-pub const POS_OTHER_FLAGS2: usize = 85;
+pub(crate) const POS_HEADER_LEN: usize = 11;
+pub(crate) const POS_FRAME_LEN: usize = 16;
+pub(crate) const POS_FLAGS: usize = 25;
+pub(crate) const POS_TYPE: usize = 26;
+pub(crate) const POS_CODECS: usize = 27;
+pub(crate) const POS_OTHER_FLAGS: usize = 28;
+pub(crate) const POS_NBYTES: usize = 30;
+pub(crate) const POS_CBYTES: usize = 39;
+pub(crate) const POS_TYPESIZE: usize = 48;
+pub(crate) const POS_BLOCKSIZE: usize = 53;
+pub(crate) const POS_CHUNKSIZE: usize = 58;
+pub(crate) const POS_NTHREADS_C: usize = 63;
+pub(crate) const POS_NTHREADS_D: usize = 66;
+pub(crate) const POS_HAS_VLMETA: usize = 68;
+pub(crate) const POS_FILTER_PIPELINE: usize = 70;
+pub(crate) const POS_UDCODEC: usize = 77;
+pub(crate) const POS_CODEC_META: usize = 78;
+pub(crate) const POS_OTHER_FLAGS2: usize = 85;
 /// Length of the fixed part; the metalayers section starts here.
 pub const HEADER_MINLEN: usize = 87;
 const POS_IDX_SIZE: usize = HEADER_MINLEN + 2;
@@ -57,34 +64,59 @@ pub const METALAYER_NAME_MAXLEN: usize = 31;
 /// A named metalayer (fixed-size in the header) or vlmetalayer (in the trailer).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Meta {
+    /// The name (at most [`METALAYER_NAME_MAXLEN`] bytes in a frame header).
     pub name: String,
+    /// The content: raw bytes for a metalayer (usually msgpack); for a vlmetalayer, a
+    /// compressed chunk holding the bytes.
     pub content: Vec<u8>,
 }
 
 /// The fixed fields of a frame header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrameHeader {
+    /// Bytes of the header, metalayers included (the chunks start here).
     pub header_len: i32,
+    /// Bytes of the whole frame: header, chunks, offsets index and trailer.
     pub frame_len: i64,
+    /// Frame format version (see [`VERSION_CURRENT`]).
     pub version: u8,
+    /// Whether this is a sparse frame (a directory; see [`DIRECTORY_TYPE`]).
     pub sparse: bool,
+    /// Whether chunks may differ in size ([`VARIABLE_CHUNKS`]).
     pub variable_chunks: bool,
+    /// Whether chunks with variable-length blocks may occur ([`VL_BLOCKS`]).
     pub vl_blocks: bool,
+    /// Bytes of data in all chunks, uncompressed.
     pub nbytes: i64,
+    /// Bytes of all chunks as stored (compressed, headers included).
     pub cbytes: i64,
+    /// Item size in bytes.
     pub typesize: i32,
+    /// Block size in bytes recorded for the super-chunk (see
+    /// [`Schunk::blocksize`](crate::schunk::Schunk::blocksize)).
     pub blocksize: i32,
+    /// Bytes of data per chunk: every chunk has this size but the last, which may be smaller.
+    /// -1 before the first chunk, 0 once chunks differ in size.
     pub chunksize: i32,
+    /// Threads for compression stored with the frame.
     pub nthreads_c: i16,
+    /// Threads for decompression stored with the frame.
     pub nthreads_d: i16,
+    /// Whether the trailer holds vlmetalayers.
     pub has_vlmeta: bool,
+    /// Codec id of the super-chunk's compression parameters.
     pub compcode: u8,
+    /// Compression level, 0..=9.
     pub clevel: u8,
     /// BLOSC_*_SPLIT (1..=4).
     pub splitmode: u8,
+    /// The codec's meta byte.
     pub compcode_meta: u8,
+    /// The filter pipeline of the compression parameters (filter ids, slot order).
     pub filters: [u8; 6],
+    /// One meta byte per filter slot.
     pub filters_meta: [u8; 6],
+    /// Whether chunks are compressed with a dictionary.
     pub use_dict: bool,
 }
 

@@ -59,6 +59,8 @@ pub trait ByteStore: Send + Sync {
 
 /// Opens byte stores by path (the frame file, or an sframe's index and chunk files).
 pub trait Io: Send + Sync {
+    /// Opens the store at `path`; fails with [`Error::FileOpen`] when it cannot (e.g. `Read`
+    /// of a path that does not exist).
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>>;
     /// Whether frames opened through this backend take the cross-process frame lock
     /// (`frame::lock`): c-blosc2 does so for its filesystem backend when asked to.
@@ -121,6 +123,7 @@ pub struct FileStore {
 }
 
 impl FileStore {
+    /// Opens the file at `path` as `mode` says; [`Error::FileOpen`] when the OS refuses.
     pub fn open(path: &Path, mode: OpenMode) -> Result<FileStore> {
         let mut opts = OpenOptions::new();
         match mode {
@@ -190,7 +193,9 @@ pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
 /// A frame in memory: owned bytes, or a shared read-only view that is copied on first write.
 pub enum MemStore {
+    /// Bytes the store owns and may grow.
     Owned(Vec<u8>),
+    /// Bytes borrowed from the creator; the first write copies them into `Owned`.
     Shared(SharedBytes),
 }
 
@@ -201,10 +206,12 @@ impl Default for MemStore {
 }
 
 impl MemStore {
+    /// A store owning `bytes`.
     pub fn new(bytes: Vec<u8>) -> MemStore {
         MemStore::Owned(bytes)
     }
 
+    /// The stored bytes.
     pub fn bytes(&self) -> &[u8] {
         match self {
             MemStore::Owned(v) => v,

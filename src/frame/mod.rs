@@ -8,9 +8,9 @@
 
 pub mod header;
 pub mod io;
-pub mod lock;
-pub mod offsets;
-pub mod trailer;
+pub(crate) mod lock;
+pub(crate) mod offsets;
+pub(crate) mod trailer;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -32,23 +32,30 @@ pub fn sframe_chunk_path(dir: &Path, id: i64) -> PathBuf {
 }
 
 /// Where a frame's bytes are.
-pub enum Backing {
+pub(crate) enum Backing {
     /// A contiguous frame starting at `offset` in `store` (a buffer or a file).
     Contiguous {
+        /// The bytes: memory, a file, or a user I/O backend.
         store: Box<dyn ByteStore>,
+        /// Byte position of the frame's first byte in `store`.
         offset: u64,
     },
     /// A sparse frame: the index frame in `index`, chunk files in `dir`.
     Sparse {
+        /// The directory holding `chunks.b2frame` and the `NNNNNNNN.chunk` files.
         dir: PathBuf,
+        /// The opened index frame ([`SFRAME_INDEX`]).
         index: Box<dyn ByteStore>,
     },
 }
 
 /// What opening a frame finds besides the frame itself.
-pub struct Opened {
+pub(crate) struct Opened {
+    /// The frame, its header and chunk offsets read and checked.
     pub frame: Frame,
+    /// The fixed-length metalayers of the header, in order.
     pub metas: Vec<Meta>,
+    /// The variable-length metalayers of the trailer (contents still compressed).
     pub vlmetas: Vec<Meta>,
     /// `blosc2_flags2` of the first chunk (tells VL-block super-chunks), 0 without chunks.
     pub flags2: u8,
@@ -80,6 +87,7 @@ impl Frame {
         self.header.frame_len == 0
     }
 
+    /// Number of chunks (entries of the offsets index).
     pub fn nchunks(&self) -> i64 {
         self.offsets.len() as i64
     }
@@ -89,6 +97,7 @@ impl Frame {
         &self.offsets
     }
 
+    /// Whether this is a sparse frame (a directory of chunk files).
     pub fn is_sparse(&self) -> bool {
         matches!(self.backing, Backing::Sparse { .. })
     }
@@ -111,7 +120,7 @@ impl Frame {
 
     /// The in-memory bytes of a frame that starts its buffer, taken out of the frame (which is
     /// left empty); None for files, sparse frames and borrowed buffers.
-    pub fn take_owned_bytes(&mut self) -> Option<Vec<u8>> {
+    pub(crate) fn take_owned_bytes(&mut self) -> Option<Vec<u8>> {
         match &mut self.backing {
             Backing::Contiguous { store, offset: 0 } => store.take_owned(),
             _ => None,
@@ -149,7 +158,7 @@ impl Frame {
     // ----- opening -------------------------------------------------------------------------
 
     /// Opens a contiguous frame held in memory; `frame_len` in its header must equal its size.
-    pub fn from_memory(store: MemStore) -> Result<Opened> {
+    pub(crate) fn from_memory(store: MemStore) -> Result<Opened> {
         let len = store.bytes().len() as u64;
         Self::open_store(
             Backing::Contiguous {
@@ -163,7 +172,7 @@ impl Frame {
 
     /// Opens the frame at `urlpath` (a cframe file, or an sframe directory) whose header
     /// starts at byte `offset` of the file.
-    pub fn open(io: Arc<dyn Io>, urlpath: &Path, offset: u64) -> Result<Opened> {
+    pub(crate) fn open(io: Arc<dyn Io>, urlpath: &Path, offset: u64) -> Result<Opened> {
         let meta = std::fs::metadata(urlpath).map_err(|_| Error::FileOpen)?;
         if meta.is_dir() {
             let index = io.open(&urlpath.join(SFRAME_INDEX), OpenMode::ReadWrite)?;
@@ -437,6 +446,16 @@ impl Frame {
         if nblocks == 0 || nblocks > i32::MAX as usize {
             return Err(Error::InvalidHeader);
         }
+        // A chunk must lie inside its file, and a memcpyed one holds its nbytes: that bounds the
+        // block count (and the lazy chunk built below) by the file's size, whatever a damaged
+        // header claims (a 141 KB frame once asked for 16 GiB of block sizes here).
+        let end = pos.checked_add(h.cbytes as u64).ok_or(Error::FileRead)?;
+        if end > store.size()? {
+            return Err(Error::FileRead);
+        }
+        if h.memcpyed() && (h.cbytes as i64) < h.nbytes as i64 + EXTENDED_HEADER_LENGTH as i64 {
+            return Err(Error::InvalidHeader);
+        }
         let special = h.special_raw();
         if special == Special::Value as u8 {
             let len = EXTENDED_HEADER_LENGTH + h.typesize as usize;
@@ -517,7 +536,7 @@ impl Frame {
     // ----- writing -------------------------------------------------------------------------
 
     /// Creates a frame with no chunks in `backing` (the store is truncated to it).
-    pub fn create(
+    pub(crate) fn create(
         backing: Backing,
         io: Arc<dyn Io>,
         header: FrameHeader,
@@ -542,7 +561,7 @@ impl Frame {
     /// Rewrites header, offsets index and trailer from `header` (sizes already updated by the
     /// caller), after writing `new_chunk` (a regular chunk) where it goes: at the end of the
     /// data section (`at` is its offset) or into its sframe chunk file (`at` is its id).
-    pub fn commit(
+    pub(crate) fn commit(
         &mut self,
         header: FrameHeader,
         metas: &[Meta],
@@ -554,7 +573,7 @@ impl Frame {
     }
 
     /// `commit` with the offsets chunk given already encoded (`None`: encode `offsets`).
-    pub fn commit_with(
+    pub(crate) fn commit_with(
         &mut self,
         mut header: FrameHeader,
         metas: &[Meta],
@@ -616,7 +635,7 @@ impl Frame {
     }
 
     /// Removes the chunk files of an sframe that no offset refers to any more.
-    pub fn remove_unused_chunk_files(&self, ids: &[i64]) -> Result<()> {
+    pub(crate) fn remove_unused_chunk_files(&self, ids: &[i64]) -> Result<()> {
         if let Backing::Sparse { dir, .. } = &self.backing {
             for &id in ids {
                 if id >= 0 && !self.offsets.contains(&id) {
@@ -629,7 +648,12 @@ impl Frame {
 
     /// Moves the regular chunks of a contiguous frame so that chunk `n` (of `old_len` bytes at
     /// `old_offset`) takes `new_len` bytes: the data after it shifts by the difference.
-    pub fn resize_chunk_slot(&mut self, old_offset: i64, old_len: i64, new_len: i64) -> Result<()> {
+    pub(crate) fn resize_chunk_slot(
+        &mut self,
+        old_offset: i64,
+        old_len: i64,
+        new_len: i64,
+    ) -> Result<()> {
         let Backing::Contiguous { store, offset } = &mut self.backing else {
             return Ok(());
         };
@@ -644,7 +668,7 @@ impl Frame {
     }
 
     /// Writes `chunk` at offset `at` of the data section of a contiguous frame.
-    pub fn write_in_data(&mut self, at: i64, chunk: &[u8]) -> Result<()> {
+    pub(crate) fn write_in_data(&mut self, at: i64, chunk: &[u8]) -> Result<()> {
         let Backing::Contiguous { store, offset } = &mut self.backing else {
             return Err(Error::FrameType);
         };

@@ -29,6 +29,7 @@ pub enum Failure {
 }
 
 impl Failure {
+    /// The tool's exit status for this failure: 3 missing, 4 not Blosc, 5 damaged, 2 refused.
     pub fn exit_code(&self) -> i32 {
         match self {
             Failure::Missing(_) => 3,
@@ -37,6 +38,8 @@ impl Failure {
             Failure::Refused(_) => 2,
         }
     }
+
+    /// The human-readable explanation, naming the path involved.
     pub fn message(&self) -> &str {
         match self {
             Failure::Missing(m)
@@ -143,6 +146,7 @@ pub fn filter_names(filters: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// The short name `b2inspect` prints for a special-chunk kind (`""` for a regular chunk).
 pub fn special_name(s: Special) -> &'static str {
     match s {
         Special::None => "",
@@ -156,16 +160,24 @@ pub fn special_name(s: Special) -> &'static str {
 /// One row of `b2inspect chunks`.
 #[derive(Debug, Clone)]
 pub struct ChunkRow {
+    /// Position of the chunk in the super-chunk (0 for a lone chunk file).
     pub index: i64,
     /// Offset in the frame's chunk area (sparse frames: chunk file id); `None` for a special
     /// chunk kept only in the index.
     pub offset: Option<i64>,
+    /// Bytes of the chunk as stored, header included.
     pub cbytes: i32,
+    /// Bytes of data it decompresses to.
     pub nbytes: i32,
+    /// Codec name (`blosclz`, `zstd`, ...; `codecN` for an id c-blosc2 does not name).
     pub codec: String,
+    /// Names of the filters in pipeline order, empty slots left out.
     pub filters: Vec<String>,
+    /// Block size in bytes as the header gives it (for VL-block chunks: the number of blocks).
     pub blocksize: i32,
+    /// [`special_name`] of the chunk's kind, or `"invalid"` for an unknown special kind.
     pub special: &'static str,
+    /// The chunk's format version (header byte 0).
     pub version: u8,
 }
 
@@ -225,29 +237,44 @@ pub fn chunk_rows(target: &Target) -> Vec<Result<ChunkRow, (i64, Error)>> {
 /// A metalayer: its name and its content rendered as JSON.
 #[derive(Debug, Clone)]
 pub struct MetaView {
+    /// The (vl)metalayer's name.
     pub name: String,
+    /// Its content decoded from msgpack into JSON text (undecodable bytes are shown as a
+    /// string that says so).
     pub json: String,
 }
 
 /// What `b2nd` or `caterva` metalayers say about an array.
 #[derive(Debug, Clone)]
 pub struct ArrayView {
+    /// Which metalayer described the array: `"b2nd"` or `"caterva"`.
     pub layer: String,
+    /// Its decoded content: shape, chunk and block shapes, dtype.
     pub meta: ndmeta::Meta,
 }
 
 /// Everything `b2inspect info` shows.
 #[derive(Debug, Clone)]
 pub struct Info {
+    /// `"contiguous frame"`, `"sparse frame"` or `"chunk"`.
     pub kind: &'static str,
+    /// The frame's header fields (frames only).
     pub frame: Option<FrameHeader>,
+    /// The chunk's header (lone chunks only; `None` when it cannot be parsed).
     pub chunk: Option<ChunkHeader>,
+    /// Number of chunks (1 for a lone chunk).
     pub nchunks: i64,
+    /// How many of them are special chunks (zeros, NaNs, a repeated value, uninitialised).
     pub nspecial: i64,
+    /// Bytes of data, uncompressed.
     pub nbytes: i64,
+    /// Bytes as stored (a frame's chunks; a lone chunk's file size).
     pub cbytes: i64,
+    /// The fixed metalayers of the frame header, in order.
     pub metas: Vec<MetaView>,
+    /// The variable-length metalayers of the trailer, decompressed.
     pub vlmetas: Vec<MetaView>,
+    /// The array a `b2nd` (or older `caterva`) metalayer describes, if any.
     pub array: Option<ArrayView>,
 }
 
@@ -258,6 +285,8 @@ fn view(m: &Meta) -> MetaView {
     }
 }
 
+/// Describes an opened input for `b2inspect info`. Never fails: what cannot be read is left
+/// out (use [`verify`] to find out why).
 pub fn info(target: &Target) -> Info {
     match target {
         Target::Chunk(bytes) => {
@@ -337,7 +366,10 @@ pub fn info(target: &Target) -> Info {
 /// A problem `verify` found: where, and what.
 #[derive(Debug, Clone)]
 pub struct Problem {
+    /// Where: `"chunk"` for a lone chunk, `"chunk N (offset O)"` or `"chunk N (file
+    /// XXXXXXXX.chunk)"` in a frame, `"frame header"` for totals that do not add up.
     pub location: String,
+    /// What is wrong there.
     pub message: String,
 }
 

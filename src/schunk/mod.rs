@@ -23,7 +23,9 @@ pub struct Storage {
     pub contiguous: bool,
     /// A file (contiguous) or directory (sparse); `None` keeps everything in memory.
     pub urlpath: Option<PathBuf>,
+    /// Parameters every chunk the super-chunk compresses uses.
     pub cparams: CParams,
+    /// Parameters chunks are decompressed with.
     pub dparams: DParams,
     /// How files are opened (stdio by default; a user backend otherwise).
     pub io: Arc<dyn Io>,
@@ -86,6 +88,15 @@ fn check_name(name: &str) -> Result<()> {
 impl Schunk {
     /// Creates an empty super-chunk in `storage` (an existing cframe file or sframe directory
     /// at `urlpath` is an error, as in c-blosc2).
+    ///
+    /// With a `urlpath` the file or directory is written at once, and every later change
+    /// (chunks, metalayers) goes to it before the call returns: there is nothing to flush or
+    /// close.
+    ///
+    /// # Errors
+    /// [`Error::FileOpen`] when `urlpath` exists or cannot be created; [`Error::CodecSupport`],
+    /// [`Error::FilterPipeline`] or [`Error::ThreadCreate`] for cparams no compressor can be
+    /// built from; write errors of the I/O backend.
     pub fn new(mut storage: Storage) -> Result<Schunk> {
         storage.urlpath = storage.urlpath.as_deref().map(local_path);
         let mut sc = Schunk::bare(storage, Chunks::List(Vec::new()))?;
@@ -222,6 +233,7 @@ impl Schunk {
         sc.flags2 = flags2;
         sc.metas = metas;
         sc.vlmetas = vlmetas;
+        sc.refresh_layout()?;
         Ok(sc)
     }
 
@@ -250,7 +262,14 @@ impl Schunk {
         Schunk::from_opened(opened, Storage::default())
     }
 
-    /// Opens a cframe file or sframe directory.
+    /// Opens a cframe file or sframe directory, for reading and (when the file allows it)
+    /// writing. The parameters come from the frame header.
+    ///
+    /// # Errors
+    /// [`Error::FileOpen`] when the path does not exist or cannot be opened;
+    /// [`Error::ReadBuffer`], [`Error::InvalidHeader`], [`Error::Data`],
+    /// [`Error::FrameType`] or [`Error::VersionSupport`] when it is not a frame this library
+    /// reads (checked: header, offsets index and trailer).
     pub fn open(urlpath: &Path) -> Result<Schunk> {
         Schunk::open_offset_with(urlpath, 0, Arc::new(FileIo))
     }
@@ -324,12 +343,15 @@ impl Schunk {
 
     // ----- properties ----------------------------------------------------------------------
 
+    /// Where the chunks live and with which parameters (the urlpath without `file:///`).
     pub fn storage(&self) -> &Storage {
         &self.storage
     }
+    /// The compression parameters (for a reopened frame: those its header records).
     pub fn cparams(&self) -> &CParams {
         &self.storage.cparams
     }
+    /// The decompression parameters.
     pub fn dparams(&self) -> &DParams {
         &self.storage.dparams
     }
@@ -337,34 +359,45 @@ impl Schunk {
     pub fn compressor(&self) -> &Compressor {
         &self.compressor
     }
+    /// The decompressor built from `dparams`.
     pub fn decompressor(&self) -> &Decompressor {
         &self.decompressor
     }
+    /// Bytes of one item.
     pub fn typesize(&self) -> i32 {
         self.storage.cparams.typesize
     }
+    /// Bytes of data per chunk as c-blosc2 keeps it: set by the first chunk, -1 before,
+    /// 0 once chunks differ in size (only the last may be shorter).
     pub fn chunksize(&self) -> i32 {
         self.chunksize
     }
+    /// Block size in bytes as c-blosc2 reports it: the cparams' (0 = automatic) for a new
+    /// super-chunk, the frame header's for an opened one, 0 once chunks copied into memory
+    /// disagree.
     pub fn blocksize(&self) -> i32 {
         self.blocksize
     }
+    /// Bytes of data in all chunks, uncompressed.
     pub fn nbytes(&self) -> i64 {
         self.nbytes
     }
+    /// Bytes of all chunks as stored, headers included (not the frame's own overhead).
     pub fn cbytes(&self) -> i64 {
         self.cbytes
     }
+    /// The `blosc2_flags2` byte of the first chunk ([`VL_BLOCKS`] for a super-chunk of
+    /// variable-length-block chunks).
     pub fn flags2(&self) -> u8 {
         self.flags2
     }
+    /// Number of chunks.
     pub fn nchunks(&self) -> i64 {
         match &self.chunks {
             Chunks::List(l) => l.len() as i64,
             Chunks::Frame(f) => f.nchunks(),
         }
     }
-    /// The frame behind the super-chunk, if any.
     /// The bytes of an in-memory frame, taken out of the super-chunk (see
     /// `Frame::take_owned_bytes`); the super-chunk must not be used afterwards.
     pub fn take_frame_bytes(&mut self) -> Option<Vec<u8>> {
@@ -374,12 +407,14 @@ impl Schunk {
         }
     }
 
+    /// The frame behind the super-chunk, if any (none for a plain in-memory list of chunks).
     pub fn frame(&self) -> Option<&Frame> {
         match &self.chunks {
             Chunks::Frame(f) => Some(f),
             Chunks::List(_) => None,
         }
     }
+    /// The fixed-length metalayers, in the order they were added.
     pub fn metalayers(&self) -> &[Meta] {
         &self.metas
     }
@@ -986,6 +1021,7 @@ impl Schunk {
             self.metas.pop();
             return Err(e);
         }
+        self.refresh_layout()?;
         Ok(self.metas.len() - 1)
     }
 
@@ -997,7 +1033,37 @@ impl Schunk {
         }
         self.metas[i].content[..content.len()].copy_from_slice(content);
         self.flush_frame()?;
+        self.refresh_layout()?;
         Ok(i)
+    }
+
+    /// The array layout the "b2nd" metalayer describes (None without one, or when it does not
+    /// parse), handed to the compressor and decompressor for the filters that need it.
+    pub fn layout(&self) -> Option<&Arc<crate::chunk::params::ArrayLayout>> {
+        self.storage.cparams.layout.as_ref()
+    }
+
+    /// Re-reads the layout from the "b2nd" metalayer after a metalayer change, rebuilding the
+    /// contexts when it differs. The super-chunk layer decodes the metalayer (with
+    /// `b2nd::meta`, a plain parser) so the chunk engine never looks at metalayers.
+    fn refresh_layout(&mut self) -> Result<()> {
+        let layout = self
+            .meta_get(crate::b2nd::array::META_NAME)
+            .ok()
+            .and_then(|m| crate::b2nd::meta::layout(m, self.storage.cparams.typesize))
+            .map(Arc::new);
+        if layout == self.storage.cparams.layout && layout == self.storage.dparams.layout {
+            return Ok(());
+        }
+        let mut cparams = self.storage.cparams.clone();
+        let mut dparams = self.storage.dparams.clone();
+        cparams.layout = layout.clone();
+        dparams.layout = layout;
+        self.compressor = Compressor::new(cparams.clone())?;
+        self.decompressor = Decompressor::new(dparams.clone())?;
+        self.storage.cparams = cparams;
+        self.storage.dparams = dparams;
+        Ok(())
     }
 
     /// The content of metalayer `name`.
