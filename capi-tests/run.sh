@@ -241,6 +241,45 @@ schunk_interop_identical() {
   diff -r "$a" "$b" && echo "frames byte-identical"
 }
 
+# swmr_interop: frame locking between the libraries. One library appends to a locked frame
+# while the other, in another process at the same time, refreshes and reads every chunk; one
+# holds blosc2_schunk_lock while the other's append must wait for it.
+build_swmr_interop() {
+  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
+  $CC $CFLAGS -o "$BUILD/bin/swmr_interop" "$HERE/swmr_interop.c" -I"$REF/include" \
+    -L"$REF/lib" -l:libblosc2.so.9
+}
+
+# swmr_interop_run WRITER_LIBDIR READER_LIBDIR NAME
+swmr_interop_run() {
+  local writer=$1 reader=$2 dir=$BUILD/swmr-interop-$3 bin=$BUILD/bin/swmr_interop wpid rc
+  [ -x "$bin" ] || { echo "not built"; return 1; }
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  LD_LIBRARY_PATH=$writer "$bin" create "$dir" || return 1
+  LD_LIBRARY_PATH=$writer timeout 600 "$bin" write "$dir" 60 &
+  wpid=$!
+  LD_LIBRARY_PATH=$reader timeout 600 "$bin" read "$dir" 60
+  rc=$?
+  wait "$wpid" || rc=1
+  return $rc
+}
+
+# swmr_lock_run HOLDER_LIBDIR APPENDER_LIBDIR NAME
+swmr_lock_run() {
+  local holder=$1 appender=$2 dir=$BUILD/swmr-lock-$3 bin=$BUILD/bin/swmr_interop hpid rc
+  [ -x "$bin" ] || { echo "not built"; return 1; }
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  LD_LIBRARY_PATH=$holder "$bin" create "$dir" || return 1
+  LD_LIBRARY_PATH=$holder timeout 60 "$bin" hold "$dir" 1500 >"$dir/hold.out" &
+  hpid=$!
+  # Appending once the holder has the lock: it must wait (at least 500 ms of the 1.5 s).
+  for _ in $(seq 100); do grep -q locked "$dir/hold.out" 2>/dev/null && break; sleep 0.05; done
+  LD_LIBRARY_PATH=$appender timeout 60 "$bin" append-one "$dir" 500
+  rc=$?
+  wait "$hpid" || rc=1
+  return $rc
+}
+
 # b2nd_interop: each library opens the arrays (saved, created on disk, appended at an offset)
 # the other wrote; both open the example .b2nd files of tests/data alike. Same two-process
 # scheme as schunk_interop.
@@ -405,6 +444,11 @@ run_test schunk-interop-build build_schunk_interop
 run_test schunk-interop-ours-to-ref schunk_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
 run_test schunk-interop-ref-to-ours schunk_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
 run_test schunk-interop-identical-bytes schunk_interop_identical
+run_test swmr-interop-build build_swmr_interop
+run_test swmr-interop-ours-to-ref swmr_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
+run_test swmr-interop-ref-to-ours swmr_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
+run_test swmr-lock-ours-holds swmr_lock_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-holds
+run_test swmr-lock-ref-holds swmr_lock_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-holds
 run_test b2nd-interop-build build_b2nd_interop
 run_test b2nd-interop-ours-to-ref b2nd_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
 run_test b2nd-interop-ref-to-ours b2nd_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours

@@ -987,8 +987,8 @@ struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
 BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
 
 /**
- * Re-reads a disk-based super-chunk that another handle may have changed: 1 when the counters
- * or metalayers changed, 0 when they were current (and for super-chunks not on disk).
+ * Re-reads a disk-based super-chunk that another handle changed: 1 when it did, 0 when it was
+ * current (and for super-chunks not on disk).
  */
 BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
 

@@ -19,12 +19,18 @@ pub fn remove_dir(dir: &Path) -> Result<()> {
     fs::remove_dir(dir).map_err(|_| Error::Failure)
 }
 
-/// Removes a cframe file or an sframe directory; a path that does not exist is not an error.
+/// Removes a cframe file (and the frame lock's sidecar next to it, as c-blosc2 does) or an
+/// sframe directory (its sidecar is inside); a path that does not exist is not an error.
 pub fn remove_urlpath(path: &Path) -> Result<()> {
     match fs::symlink_metadata(path) {
         Err(_) => Ok(()),
         Ok(meta) if meta.is_dir() => remove_dir(path),
-        Ok(_) => fs::remove_file(path).map_err(|_| Error::FileRemove),
+        Ok(_) => {
+            fs::remove_file(path).map_err(|_| Error::FileRemove)?;
+            // A frame that never took the lock has no sidecar.
+            let _ = fs::remove_file(crate::frame::lock::sidecar_path(path, false));
+            Ok(())
+        }
     }
 }
 
@@ -56,6 +62,19 @@ mod tests {
         assert_eq!(remove_urlpath(&dir), Ok(()));
 
         let file = scratch("cframe");
+        let sidecar = crate::frame::lock::sidecar_path(&file, false);
+        fs::write(&file, b"z").unwrap();
+        fs::write(&sidecar, b"").unwrap();
+        assert_eq!(remove_urlpath(&file), Ok(()));
+        assert!(!sidecar.exists());
+        fs::write(&sidecar, b"").unwrap();
+        assert_eq!(
+            remove_urlpath(&file),
+            Ok(()),
+            "a lone sidecar stays, as in c-blosc2"
+        );
+        assert!(sidecar.exists());
+        fs::remove_file(&sidecar).unwrap();
         fs::write(&file, b"z").unwrap();
         assert_eq!(remove_dir(&file), Err(Error::NotFound));
         let moved = scratch("moved");

@@ -14,7 +14,7 @@ use libc::{c_int, c_void};
 use crate::capi::library::guard;
 use crate::capi::stdio::*;
 use crate::capi::types::*;
-use crate::frame::io::{ByteStore, FileIo, Io, OpenMode};
+use crate::frame::io::{ByteStore, FileIo, Io, LockingFileIo, OpenMode};
 use crate::{Error, Result};
 
 /// `BLOSC2_IO_DEFAULTS.name`.
@@ -125,6 +125,8 @@ pub unsafe extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
 /// `io.params` is what the registered callbacks expect (the caller's contract).
 pub(crate) unsafe fn io_from_c(io: &blosc2_io) -> Result<Arc<dyn Io>> {
     match io.id {
+        // SAFETY: the filesystem backend's params are NULL or a blosc2_stdio_params.
+        IO_FILESYSTEM if unsafe { stdio_locking(io.params) } => Ok(Arc::new(LockingFileIo)),
         IO_FILESYSTEM => Ok(Arc::new(FileIo)),
         id => {
             let cb = lookup(id).ok_or(Error::PluginIo)?;
@@ -136,6 +138,17 @@ pub(crate) unsafe fn io_from_c(io: &blosc2_io) -> Result<Arc<dyn Io>> {
             }))
         }
     }
+}
+
+/// Whether frames on the filesystem backend take the frame lock: its params ask for it, or
+/// BLOSC_LOCKING is set to anything but "" or "0" (read when a frame is opened or created).
+///
+/// # Safety
+/// `params` is NULL or points to a `blosc2_stdio_params`.
+unsafe fn stdio_locking(params: *mut c_void) -> bool {
+    // SAFETY: forwarded contract.
+    let asked = unsafe { params.cast::<blosc2_stdio_params>().as_ref() }.is_some_and(|p| p.locking);
+    asked || std::env::var_os("BLOSC_LOCKING").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// Calls the `destroy` callback of a non-default backend with its params, as c-blosc2 does

@@ -9,7 +9,7 @@ use libc::{c_char, c_int};
 
 use crate::capi::library::{c_str, guard};
 use crate::capi::params::cparams_from_c;
-use crate::capi::schunk::{schunk_mut, schunk_ref, sync_mirror};
+use crate::capi::schunk::{change_shared_frame, read_shared_frame};
 use crate::capi::types::*;
 use crate::schunk::Schunk;
 use crate::{Error, Result};
@@ -52,20 +52,18 @@ unsafe fn content_arg<'a>(p: *const u8, len: i32) -> Result<&'a [u8]> {
     Ok(unsafe { std::slice::from_raw_parts(p, len as usize) })
 }
 
-/// Runs a metadata change and re-syncs the mirror.
+/// Runs a metadata change (under the frame lock; a vlmetalayer change first re-reads a frame
+/// another handle changed, as c-blosc2 does) and re-syncs the mirror.
 ///
 /// # Safety
 /// `schunk` is NULL or a live handle, not used concurrently.
 unsafe fn change(
     schunk: *mut blosc2_schunk,
+    resync: bool,
     f: impl FnOnce(&mut Schunk) -> Result<usize>,
 ) -> Result<c_int> {
     // SAFETY: forwarded contract.
-    let s = unsafe { schunk_mut(schunk) }.ok_or(Error::NullPointer)?;
-    let r = f(s);
-    // SAFETY: forwarded contract; the &mut above is no longer used.
-    unsafe { sync_mirror(schunk) };
-    index(r?)
+    index(unsafe { change_shared_frame(schunk, |_| resync, f) }?)
 }
 
 #[no_mangle]
@@ -79,7 +77,7 @@ pub unsafe extern "C" fn blosc2_meta_add(
         // SAFETY: name a C string, content holds content_len bytes, per the API.
         let (name, content) = unsafe { (name_arg(name)?, content_arg(content, content_len)?) };
         // SAFETY: schunk is NULL or live per the API.
-        unsafe { change(schunk, |s| s.meta_add(name, content)) }
+        unsafe { change(schunk, false, |s| s.meta_add(name, content)) }
     })
 }
 
@@ -94,7 +92,7 @@ pub unsafe extern "C" fn blosc2_meta_update(
         // SAFETY: as in meta_add.
         let (name, content) = unsafe { (name_arg(name)?, content_arg(content, content_len)?) };
         // SAFETY: schunk is NULL or live per the API.
-        unsafe { change(schunk, |s| s.meta_update(name, content)) }
+        unsafe { change(schunk, false, |s| s.meta_update(name, content)) }
     })
 }
 
@@ -104,14 +102,10 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
     name: *const c_char,
 ) -> c_int {
     run(|| {
-        // SAFETY: schunk is NULL or live, name a C string, per the API.
-        let (s, name) = unsafe {
-            (
-                schunk_ref(schunk).ok_or(Error::NullPointer)?,
-                name_arg(name)?,
-            )
-        };
-        index(s.vlmeta_exists(name)?)
+        // SAFETY: name is a C string per the API.
+        let name = unsafe { name_arg(name) }?;
+        // SAFETY: schunk is NULL or live per the API.
+        index(unsafe { read_shared_frame(schunk, |_| true, |s| s.vlmeta_exists(name)) }?)
     })
 }
 
@@ -142,7 +136,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
             )
         };
         // SAFETY: schunk is NULL or live per the API.
-        unsafe { change(schunk, |s| s.vlmeta_add(name, content, cp.as_ref())) }
+        unsafe { change(schunk, true, |s| s.vlmeta_add(name, content, cp.as_ref())) }
     })
 }
 
@@ -164,7 +158,11 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
             )
         };
         // SAFETY: schunk is NULL or live per the API.
-        unsafe { change(schunk, |s| s.vlmeta_update(name, content, cp.as_ref())) }
+        unsafe {
+            change(schunk, true, |s| {
+                s.vlmeta_update(name, content, cp.as_ref())
+            })
+        }
     })
 }
 
@@ -177,18 +175,19 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     content_len: *mut i32,
 ) -> c_int {
     run(|| {
-        // SAFETY: schunk is NULL or live, name a C string, per the API.
-        let (s, name) = unsafe {
-            (
-                schunk_ref(schunk).ok_or(Error::NullPointer)?,
-                name_arg(name)?,
-            )
-        };
-        if content.is_null() || content_len.is_null() {
+        // SAFETY: name is a C string per the API.
+        let name = unsafe { name_arg(name) }?;
+        if schunk.is_null() || content.is_null() || content_len.is_null() {
             return Err(Error::NullPointer);
         }
-        let i = s.vlmeta_exists(name)?;
-        let data = s.vlmeta_get(name)?;
+        // SAFETY: schunk is live per the API.
+        let (i, data) = unsafe {
+            read_shared_frame(
+                schunk,
+                |_| true,
+                |s| Ok((s.vlmeta_exists(name)?, s.vlmeta_get(name)?)),
+            )
+        }?;
         let len = i32::try_from(data.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
         // SAFETY: a fresh allocation filled with data; outputs writable per the API.
         unsafe {
@@ -213,7 +212,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(
         // SAFETY: name a C string per the API.
         let name = unsafe { name_arg(name) }?;
         // SAFETY: schunk is NULL or live per the API.
-        unsafe { change(schunk, |s| s.vlmeta_delete(name)) }
+        unsafe { change(schunk, true, |s| s.vlmeta_delete(name)) }
     })
 }
 

@@ -14,7 +14,7 @@ use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use libc::{c_char, c_int, c_void};
 
@@ -584,13 +584,14 @@ unsafe fn store_given_chunk(
     schunk: *mut blosc2_schunk,
     chunk: *mut u8,
     copy: bool,
+    resync: impl FnOnce(&Schunk) -> bool,
     op: impl FnOnce(&mut Schunk, &[u8]) -> Result<i64>,
 ) -> i64 {
     run64(|| {
         // SAFETY: chunk is NULL or a valid chunk per the API.
         let c = unsafe { c_chunk(chunk) }?;
         // SAFETY: schunk is NULL or live per the API.
-        let n = unsafe { modify(schunk, |s| op(s, c)) }?;
+        let n = unsafe { change_shared_frame(schunk, resync, |s| op(s, c)) }?;
         if !copy {
             // SAFETY: with copy false the caller handed us its malloc'd chunk.
             unsafe { libc::free(chunk.cast()) };
@@ -606,10 +607,86 @@ unsafe fn store_given_chunk(
 /// `p` is NULL or a live handle, not used concurrently.
 unsafe fn modify<T>(p: *mut blosc2_schunk, f: impl FnOnce(&mut Schunk) -> Result<T>) -> Result<T> {
     // SAFETY: forwarded contract.
+    unsafe { change_shared_frame(p, |_| false, f) }
+}
+
+/// Runs a change as c-blosc2 does on a frame other handles may share: holding the frame lock
+/// exclusively (when the handle locks), and first re-reading the frame if another handle
+/// changed it and `resync` says this call re-syncs (c-blosc2 re-syncs on appends and inserts,
+/// and on calls that read a chunk or a vlmetalayer, once the index passed its own checks).
+/// Re-syncs the mirror after, also on failure.
+///
+/// # Safety
+/// `p` is NULL or a live handle, not used concurrently.
+pub(crate) unsafe fn change_shared_frame<T>(
+    p: *mut blosc2_schunk,
+    resync: impl FnOnce(&Schunk) -> bool,
+    f: impl FnOnce(&mut Schunk) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
     let h = unsafe { handle_mut(p) }.ok_or(Error::NullPointer)?;
-    let r = f(&mut h.schunk);
+    h.schunk.lock()?;
+    let s = &mut h.schunk;
+    let r = if resync(s) {
+        s.refresh().and_then(|_| f(s))
+    } else {
+        f(s)
+    };
+    let unlocked = h.schunk.unlock();
     h.sync();
-    r
+    let v = r?;
+    unlocked?;
+    Ok(v)
+}
+
+/// Read calls hold this shared while they use a super-chunk; a read call that must re-read a
+/// frame another handle changed does so holding it exclusively, so threads reading one handle
+/// at once never see it change under them. Only ever tried for exclusive use (`try_write`):
+/// a read that cannot have it (other reads in progress) reads the frame as it knew it, and a
+/// read made from inside a callback of another read cannot deadlock.
+static READ_GATE: RwLock<()> = RwLock::new(());
+
+/// Runs a read call as c-blosc2 does on a frame other handles may share: holding the frame
+/// lock shared (when the handle locks), after re-reading the frame if another handle changed
+/// it and `resync` says this call re-syncs (see [`change_shared_frame`]).
+///
+/// # Safety
+/// `p` is NULL or a live handle; other threads may only be reading it.
+pub(crate) unsafe fn read_shared_frame<T>(
+    p: *mut blosc2_schunk,
+    resync: impl FnOnce(&Schunk) -> bool,
+    f: impl FnOnce(&Schunk) -> Result<T>,
+) -> Result<T> {
+    let gate = READ_GATE.read().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: forwarded contract.
+    let s = unsafe { read(p) }?;
+    s.lock_shared()?;
+    let mut gate = Some(gate);
+    if resync(s) && s.is_stale() {
+        drop(gate.take());
+        if let Ok(exclusive) = READ_GATE.try_write() {
+            // SAFETY: live per the contract; with the gate held exclusively no read call is
+            // using the handle, and changes are not made concurrently (the API's contract).
+            if let Some(h) = unsafe { handle_mut(p) } {
+                let refreshed = h.schunk.refresh();
+                h.sync();
+                if let Err(e) = refreshed {
+                    let _ = h.schunk.unlock();
+                    return Err(e);
+                }
+            }
+            drop(exclusive);
+        }
+        gate = Some(READ_GATE.read().unwrap_or_else(|e| e.into_inner()));
+    }
+    // SAFETY: as above (re-derived after the refresh).
+    let s = unsafe { read(p) }?;
+    let r = f(s);
+    let unlocked = s.unlock();
+    drop(gate);
+    let v = r?;
+    unlocked?;
+    Ok(v)
 }
 
 /// # Safety
@@ -617,6 +694,21 @@ unsafe fn modify<T>(p: *mut blosc2_schunk, f: impl FnOnce(&mut Schunk) -> Result
 unsafe fn read<'a>(p: *const blosc2_schunk) -> Result<&'a Schunk> {
     // SAFETY: forwarded contract.
     unsafe { schunk_ref(p) }.ok_or(Error::NullPointer)
+}
+
+/// Re-reads the frame if another handle changed it, for calls that read the whole super-chunk
+/// (copies, serialisations), which c-blosc2 re-syncs by reading its chunks.
+///
+/// # Safety
+/// `p` is NULL or a live handle.
+unsafe fn resync_whole(p: *mut blosc2_schunk) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { read_shared_frame(p, |_| true, |_| Ok(())) }
+}
+
+/// Whether `nchunk` is a chunk the super-chunk knows of (calls on others fail before reading).
+fn known_chunk(s: &Schunk, nchunk: i64) -> bool {
+    (0..s.nchunks()).contains(&nchunk)
 }
 
 /// Sets `current_nchunk` (read by pre/postfilters through the params' schunk pointer) with an
@@ -657,6 +749,8 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 ) -> *mut blosc2_schunk {
     run_ptr(|| {
         // SAFETY: schunk is NULL or live per the API.
+        unsafe { resync_whole(schunk) }?;
+        // SAFETY: as above.
         let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
         let src = &h.schunk;
         // SAFETY: storage is NULL or valid per the API.
@@ -737,9 +831,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         }
         chunk.truncate(n);
         h.cctx_blocksize = ChunkHeader::parse(&chunk)?.blocksize;
-        let r = h.schunk.append_chunk_owned(chunk);
-        h.sync();
-        r
+        // SAFETY: schunk is live per the API; `h` is not used after this.
+        unsafe { change_shared_frame(schunk, |_| true, |s| s.append_chunk_owned(chunk)) }
     })
 }
 
@@ -752,7 +845,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     copy: bool,
 ) -> i64 {
     // SAFETY: forwarded contract.
-    unsafe { store_given_chunk(schunk, chunk, copy, |s, c| s.append_chunk(c)) }
+    unsafe { store_given_chunk(schunk, chunk, copy, |_| true, |s, c| s.append_chunk(c)) }
 }
 
 #[no_mangle]
@@ -763,7 +856,15 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     copy: bool,
 ) -> i64 {
     // SAFETY: forwarded contract.
-    unsafe { store_given_chunk(schunk, chunk, copy, |s, c| s.insert_chunk(nchunk, c)) }
+    unsafe {
+        store_given_chunk(
+            schunk,
+            chunk,
+            copy,
+            |_| true,
+            |s, c| s.insert_chunk(nchunk, c),
+        )
+    }
 }
 
 #[no_mangle]
@@ -774,7 +875,15 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     copy: bool,
 ) -> i64 {
     // SAFETY: forwarded contract.
-    unsafe { store_given_chunk(schunk, chunk, copy, |s, c| s.update_chunk(nchunk, c)) }
+    unsafe {
+        store_given_chunk(
+            schunk,
+            chunk,
+            copy,
+            |s| known_chunk(s, nchunk),
+            |s, c| s.update_chunk(nchunk, c),
+        )
+    }
 }
 
 #[no_mangle]
@@ -783,7 +892,13 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     nchunk: i64,
 ) -> i64 {
     // SAFETY: schunk is NULL or live per the API.
-    run64(|| unsafe { modify(schunk, |s| s.delete_chunk(nchunk)) })
+    run64(|| unsafe {
+        change_shared_frame(
+            schunk,
+            |s| known_chunk(s, nchunk),
+            |s| s.delete_chunk(nchunk),
+        )
+    })
 }
 
 #[no_mangle]
@@ -794,16 +909,25 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     nbytes: i32,
 ) -> c_int {
     run(|| {
-        // SAFETY: schunk is NULL or live per the API.
-        let s = unsafe { read(schunk) }?;
         if dest.is_null() || nbytes < 0 {
+            // SAFETY: schunk is NULL or live per the API.
+            unsafe { read(schunk) }?;
             return Err(Error::InvalidParam);
         }
-        // SAFETY: live (read succeeded).
-        unsafe { set_current_nchunk(schunk, nchunk) };
         // SAFETY: dest holds nbytes writable bytes per the API.
         let out = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), nbytes as usize) };
-        to_c_int(s.decompress_chunk(nchunk, out, None)? as i64)
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe {
+            read_shared_frame(
+                schunk,
+                |s| known_chunk(s, nchunk),
+                |s| {
+                    // SAFETY: live (read succeeded).
+                    set_current_nchunk(schunk, nchunk);
+                    to_c_int(s.decompress_chunk(nchunk, out, None)? as i64)
+                },
+            )
+        }
     })
 }
 
@@ -815,10 +939,14 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     needs_free: *mut bool,
 ) -> c_int {
     run(|| {
-        // SAFETY: schunk is NULL or live per the API.
-        let s = unsafe { read(schunk) }?;
-        // SAFETY: outputs are NULL or writable per the API.
-        unsafe { give_chunk(s.get_chunk(nchunk)?, chunk, needs_free) }
+        // SAFETY: schunk is NULL or live per the API; outputs are NULL or writable.
+        unsafe {
+            read_shared_frame(
+                schunk,
+                |s| known_chunk(s, nchunk),
+                |s| give_chunk(s.get_chunk(nchunk)?, chunk, needs_free),
+            )
+        }
     })
 }
 
@@ -830,10 +958,14 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     needs_free: *mut bool,
 ) -> c_int {
     run(|| {
-        // SAFETY: schunk is NULL or live per the API.
-        let s = unsafe { read(schunk) }?;
-        // SAFETY: outputs are NULL or writable per the API.
-        unsafe { give_chunk(s.get_lazychunk(nchunk)?, chunk, needs_free) }
+        // SAFETY: schunk is NULL or live per the API; outputs are NULL or writable.
+        unsafe {
+            read_shared_frame(
+                schunk,
+                |s| known_chunk(s, nchunk),
+                |s| give_chunk(s.get_lazychunk(nchunk)?, chunk, needs_free),
+            )
+        }
     })
 }
 
@@ -862,14 +994,14 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
 ) -> c_int {
     run(|| {
         // SAFETY: schunk is NULL or live per the API.
-        let s = unsafe { read(schunk) }?;
-        let len = slice_len(s, start, stop)?;
+        let len = slice_len(unsafe { read(schunk) }?, start, stop)?;
         if buffer.is_null() {
             return Err(Error::InvalidParam);
         }
         // SAFETY: buffer holds (stop - start) items per the API.
         let out = unsafe { std::slice::from_raw_parts_mut(buffer.cast::<u8>(), len) };
-        s.get_slice_buffer(start, stop, out)?;
+        // SAFETY: schunk is live per the API.
+        unsafe { read_shared_frame(schunk, |_| true, |s| s.get_slice_buffer(start, stop, out)) }?;
         Ok(0)
     })
 }
@@ -890,7 +1022,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         // SAFETY: buffer holds (stop - start) items per the API.
         let src = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), len) };
         // SAFETY: schunk is live per the API.
-        unsafe { modify(schunk, |s| s.set_slice_buffer(start, stop, src)) }?;
+        unsafe { change_shared_frame(schunk, |_| true, |s| s.set_slice_buffer(start, stop, src)) }?;
         Ok(0)
     })
 }
@@ -987,6 +1119,14 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
             4 => Special::Uninit,
             _ => Special::None,
         };
+        // c-blosc2 refuses a super-chunk that has chunks before taking the frame lock.
+        // SAFETY: schunk is NULL or live per the API.
+        if unsafe { read(schunk) }?.nchunks() > 0 {
+            // SAFETY: as above.
+            return unsafe { schunk_mut(schunk) }
+                .ok_or(Error::NullPointer)?
+                .fill_special(nitems, kind, chunksize);
+        }
         // SAFETY: schunk is NULL or live per the API.
         unsafe { modify(schunk, |s| s.fill_special(nitems, kind, chunksize)) }
     })
@@ -1142,20 +1282,20 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
 
 // ----- locking and refresh ------------------------------------------------------------------
 
-// c-blosc2 takes file locks only when locking is enabled on the handle (blosc2_stdio_params
-// `locking` or BLOSC_LOCKING); without it lock/unlock succeed and do nothing. This library has no
-// file locking, so every handle is in that case.
+// The frame lock (src/frame/lock.rs) is taken only by handles whose filesystem backend asks
+// for it (blosc2_stdio_params `locking` or BLOSC_LOCKING); for the others, and for super-chunks
+// not on disk, lock and unlock succeed and do nothing, as in c-blosc2.
 
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
-    run(|| unsafe { read(schunk) }.map(|_| 0))
+    run(|| unsafe { read(schunk) }?.lock().map(|_| 0))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
-    run(|| unsafe { read(schunk) }.map(|_| 0))
+    run(|| unsafe { read(schunk) }?.unlock().map(|_| 0))
 }
 
 // ----- frames -------------------------------------------------------------------------------
@@ -1213,6 +1353,8 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
 ) -> i64 {
     run64(|| {
         // SAFETY: schunk is NULL or live per the API.
+        unsafe { resync_whole(schunk) }?;
+        // SAFETY: as above.
         let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
         if cframe.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
@@ -1235,6 +1377,8 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
     urlpath: *const c_char,
 ) -> i64 {
     run64(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe { resync_whole(schunk) }?;
         // SAFETY: schunk is NULL or live; urlpath NULL or a C string, per the API.
         let (h, path) = unsafe { (handle(schunk).ok_or(Error::NullPointer)?, c_path(urlpath)?) };
         if h.schunk.frame().and_then(|f| f.as_bytes()).is_some() {
@@ -1343,28 +1487,20 @@ pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) ->
     )
 }
 
-/// Re-reads a disk-based super-chunk that another handle may have changed: 1 when the counters
-/// or metalayers changed, 0 when they were current (and for super-chunks not on disk).
+/// Re-reads a disk-based super-chunk that another handle changed: 1 when it did, 0 when it was
+/// current (and for super-chunks not on disk).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
     run(|| {
-        // SAFETY: schunk is NULL or live per the API.
+        // Under the shared lock, as c-blosc2 (a refresh changes nothing on disk).
+        // SAFETY: schunk is NULL or live per the API, not used concurrently.
         let h = unsafe { handle_mut(schunk) }.ok_or(Error::NullPointer)?;
-        let st = h.schunk.storage();
-        let Some(path) = st.urlpath.clone() else {
-            return Ok(0);
-        };
-        let fresh = open_with(&path, h.offset, st.io.clone())?;
-        let old = &h.schunk;
-        let same = (fresh.nchunks(), fresh.nbytes(), fresh.cbytes())
-            == (old.nchunks(), old.nbytes(), old.cbytes())
-            && fresh.metalayers() == old.metalayers()
-            && fresh.vlmetalayers() == old.vlmetalayers();
-        if same {
-            return Ok(0);
-        }
-        h.schunk = fresh;
+        h.schunk.lock_shared()?;
+        let refreshed = h.schunk.refresh();
+        let unlocked = h.schunk.unlock();
         h.sync();
-        Ok(1)
+        let refreshed = refreshed?;
+        unlocked?;
+        Ok(c_int::from(refreshed))
     })
 }

@@ -1,7 +1,9 @@
 //! The byte stores frames live in: one trait for an open store (`ByteStore`), one for opening
-//! stores by path (`Io`), and the backends: plain files (`FileIo`/`FileStore`), "mmap"
-//! (`MmapIo`, plain file I/O for now), memory (`MemStore`) and whatever a user plugs in by
-//! implementing both traits (the C layer does so over `blosc2_io_cb`).
+//! stores by path (`Io`), and the backends: plain files (`FileIo`/`FileStore`, and
+//! `LockingFileIo` for frames that take the cross-process frame lock), memory (`MemStore`) and
+//! whatever a user plugs in by implementing both traits. The C layer does so over
+//! `blosc2_io_cb`, which is also how c-blosc2's memory-mapped backend
+//! (`BLOSC2_IO_FILESYSTEM_MMAP`, a real mapping in `src/capi/stdio.rs`) reaches frames.
 //!
 //! Reads take `&self` and are positional, so several threads can read chunks of one frame at
 //! once; writes take `&mut self`.
@@ -60,6 +62,11 @@ pub trait Io: Send + Sync {
     /// Opens the store at `path`; fails with [`Error::FileOpen`] when it cannot (e.g. `Read`
     /// of a path that does not exist).
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>>;
+    /// Whether frames opened through this backend take the cross-process frame lock
+    /// (`frame::lock`): c-blosc2 does so for its filesystem backend when asked to.
+    fn locks_frames(&self) -> bool {
+        false
+    }
     /// Removes a store (an sframe chunk file that is no longer used).
     fn remove(&self, path: &Path) -> Result<()> {
         std::fs::remove_file(path).map_err(|_| Error::FileRemove)
@@ -96,15 +103,16 @@ impl Io for FileIo {
     }
 }
 
-/// The memory-mapped backend (c-blosc2's `BLOSC2_IO_FILESYSTEM_MMAP`). It does positional
-/// file I/O like `FileIo` for now: the same bytes and results, without the mapping, which is an
-/// optimisation left for later.
+/// Files as `FileIo`, for frames that take the cross-process frame lock (`frame::lock`).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct MmapIo;
+pub struct LockingFileIo;
 
-impl Io for MmapIo {
+impl Io for LockingFileIo {
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
         FileIo.open(path, mode)
+    }
+    fn locks_frames(&self) -> bool {
+        true
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod header;
 pub mod io;
+pub(crate) mod lock;
 pub(crate) mod offsets;
 pub(crate) mod trailer;
 
@@ -131,6 +132,20 @@ impl Frame {
             Backing::Contiguous { store, offset } => (&**store, *offset),
             Backing::Sparse { index, .. } => (&**index, 0),
         }
+    }
+
+    /// Where the frame starts in its file (0 for sparse frames and buffers).
+    pub fn file_offset(&self) -> u64 {
+        self.main_store().1
+    }
+
+    /// The frame length its header in the store says now (another handle on the same file may
+    /// have changed it since this one read it).
+    pub fn len_in_store(&self) -> Result<i64> {
+        let (store, base) = self.main_store();
+        let mut buf = [0u8; 8];
+        read_exact_at(store, base + header::POS_FRAME_LEN as u64, &mut buf)?;
+        Ok(i64::from_be_bytes(buf))
     }
 
     /// Reads the whole frame (index frame for sframes) into a vector.

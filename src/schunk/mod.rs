@@ -10,6 +10,7 @@ use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLO
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::frame::header::{MAX_METALAYERS, METALAYER_NAME_MAXLEN};
 use crate::frame::io::{FileIo, Io, MemStore, OpenMode, SharedBytes};
+use crate::frame::lock::FrameLock;
 use crate::frame::offsets::chunk_offset_special;
 use crate::frame::trailer::MAX_VLMETALAYERS;
 use crate::frame::{Backing, Frame, FrameHeader, Meta, Opened, SFRAME_INDEX};
@@ -64,6 +65,8 @@ pub struct Schunk {
     metas: Vec<Meta>,
     vlmetas: Vec<Meta>,
     chunks: Chunks,
+    /// The cross-process frame lock, for a frame on disk whose I/O backend asks for it.
+    lock: Option<FrameLock>,
 }
 
 /// The local path of a urlpath: c-blosc2 drops a leading "file:///" (and only that).
@@ -122,6 +125,7 @@ impl Schunk {
                 })?)
             }
         };
+        sc.lock = Schunk::frame_lock(&sc.storage, !sc.storage.contiguous);
         Ok(sc)
     }
 
@@ -140,7 +144,18 @@ impl Schunk {
             metas: Vec::new(),
             vlmetas: Vec::new(),
             chunks,
+            lock: None,
         })
+    }
+
+    /// The frame lock a super-chunk on disk at `urlpath` takes (None when its backend takes
+    /// none).
+    fn frame_lock(storage: &Storage, sparse: bool) -> Option<FrameLock> {
+        let path = storage.urlpath.as_ref()?;
+        storage
+            .io
+            .locks_frames()
+            .then(|| FrameLock::new(path, sparse))
     }
 
     fn create_frame(&self, backing: Backing) -> Result<Frame> {
@@ -208,7 +223,9 @@ impl Schunk {
             dparams,
             ..storage_base
         };
+        let sparse = frame.is_sparse();
         let mut sc = Schunk::bare(storage, Chunks::Frame(frame))?;
+        sc.lock = Schunk::frame_lock(&sc.storage, sparse);
         sc.chunksize = h.chunksize;
         sc.blocksize = h.blocksize;
         sc.nbytes = h.nbytes;
@@ -266,13 +283,28 @@ impl Schunk {
     pub fn open_offset_with(urlpath: &Path, offset: i64, io: Arc<dyn Io>) -> Result<Schunk> {
         let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
         let urlpath = &local_path(urlpath);
-        let opened = Frame::open(io.clone(), urlpath, offset)?;
+        // As c-blosc2, a handle that locks reads the frame under the shared lock, so that it
+        // never sees a change half made.
+        let lock = io
+            .locks_frames()
+            .then(|| FrameLock::new(urlpath, urlpath.is_dir()));
+        if let Some(l) = &lock {
+            l.acquire(false)?;
+        }
+        let opened = Frame::open(io.clone(), urlpath, offset);
+        if let Some(l) = &lock {
+            l.release()?;
+        }
         let base = Storage {
             urlpath: Some(urlpath.to_path_buf()),
             io,
             ..Storage::default()
         };
-        Schunk::from_opened(opened, base)
+        let mut sc = Schunk::from_opened(opened?, base)?;
+        if lock.is_some() {
+            sc.lock = lock;
+        }
+        Ok(sc)
     }
 
     /// Turns a frame-backed super-chunk into one whose chunks are a list in memory.
@@ -397,6 +429,76 @@ impl Schunk {
             Chunks::Frame(f) => f.len(),
             Chunks::List(l) => self.cbytes + 8 * l.len() as i64,
         }
+    }
+
+    // ----- sharing a frame on disk with other handles -----------------------------------
+    //
+    // As in c-blosc2 3.3.5: a handle whose backend locks frames takes the frame lock shared
+    // for reads and exclusively for changes (the C layer brackets each call); any handle on a
+    // frame on disk re-reads it (`refresh`) on the calls where c-blosc2 does, when another
+    // handle changed it.
+
+    /// Takes the frame lock exclusively, or nests in the one this handle holds; a no-op
+    /// without locking.
+    pub fn lock(&self) -> Result<()> {
+        self.lock.as_ref().map_or(Ok(()), |l| l.acquire(true))
+    }
+
+    /// Takes the frame lock shared (for reads), or nests in the one this handle holds.
+    pub fn lock_shared(&self) -> Result<()> {
+        self.lock.as_ref().map_or(Ok(()), |l| l.acquire(false))
+    }
+
+    /// Gives back one [`Schunk::lock`] or [`Schunk::lock_shared`].
+    pub fn unlock(&self) -> Result<()> {
+        self.lock.as_ref().map_or(Ok(()), |l| l.release())
+    }
+
+    /// Whether another handle changed the frame on disk since this one last read or wrote it:
+    /// it took the frame lock exclusively since, or the frame length in the file's header is
+    /// not the one this handle knows. Always false for super-chunks not on disk.
+    pub fn is_stale(&self) -> bool {
+        if self.storage.urlpath.is_none() {
+            return false;
+        }
+        let Chunks::Frame(f) = &self.chunks else {
+            return false;
+        };
+        if self.lock.as_ref().is_some_and(|l| l.is_stale()) {
+            return true;
+        }
+        // A header that cannot be read now is left to the operation itself to report.
+        f.len_in_store().is_ok_and(|len| len != f.len())
+    }
+
+    /// Re-reads a stale frame on disk (header, offsets, metalayers, vlmetalayers, counters),
+    /// keeping this handle's compression and decompression parameters; true when it did.
+    pub fn refresh(&mut self) -> Result<bool> {
+        if !self.is_stale() {
+            return Ok(false);
+        }
+        let (Some(path), Chunks::Frame(f)) = (&self.storage.urlpath, &self.chunks) else {
+            return Ok(false);
+        };
+        let Opened {
+            frame,
+            metas,
+            vlmetas,
+            flags2,
+        } = Frame::open(self.storage.io.clone(), path, f.file_offset())?;
+        let h = frame.header();
+        self.chunksize = h.chunksize;
+        self.blocksize = h.blocksize;
+        self.nbytes = h.nbytes;
+        self.cbytes = h.cbytes;
+        self.flags2 = flags2;
+        self.metas = metas;
+        self.vlmetas = vlmetas;
+        self.chunks = Chunks::Frame(frame);
+        if let Some(l) = &self.lock {
+            l.clear_stale();
+        }
+        Ok(true)
     }
 
     // ----- reading chunks ------------------------------------------------------------------
@@ -1230,5 +1332,76 @@ mod tests {
         assert_eq!(edit(1, 3000, true), 0);
         assert_eq!(edit(3, 3000, true), 4000);
         assert_eq!(edit(1, 5000, true), 0);
+    }
+}
+
+#[cfg(test)]
+mod shared_frame_tests {
+    use super::*;
+    use crate::frame::io::LockingFileIo;
+    use crate::frame::lock::sidecar_path;
+
+    /// A reader handle sees what a writer handle added after `refresh` (not before) and keeps
+    /// its own parameters; with locking, an exclusive lock by the writer bumps the sidecar's
+    /// generation, which makes the reader stale at its next (shared) lock.
+    #[test]
+    fn reader_refreshes_after_writer_grows_the_frame() {
+        for (contiguous, locking) in [(true, false), (true, true), (false, true)] {
+            let path = std::env::temp_dir().join(format!(
+                "rblosc2-shared-{}-{contiguous}-{locking}",
+                std::process::id()
+            ));
+            let _ = crate::urlpath::remove_urlpath(&path);
+            let io: Arc<dyn Io> = if locking {
+                Arc::new(LockingFileIo)
+            } else {
+                Arc::new(FileIo)
+            };
+            let storage = Storage {
+                contiguous,
+                urlpath: Some(path.clone()),
+                cparams: CParams {
+                    typesize: 4,
+                    ..Default::default()
+                },
+                io: io.clone(),
+                ..Default::default()
+            };
+            let block: Vec<u8> = (0..4000u32).flat_map(|i| i.to_le_bytes()).collect();
+            let mut writer = Schunk::new(storage).unwrap();
+            writer.append_buffer(&block).unwrap();
+            let mut reader = Schunk::open_offset_with(&path, 0, io).unwrap();
+            reader.storage.dparams.nthreads = 3;
+            assert!(!reader.is_stale());
+            writer.append_buffer(&block).unwrap();
+            writer.vlmeta_add("v", b"x", None).unwrap();
+            assert!(reader.is_stale());
+            assert_eq!(reader.nchunks(), 1);
+            assert_eq!(reader.refresh(), Ok(true));
+            assert_eq!(reader.refresh(), Ok(false));
+            assert_eq!((reader.nchunks(), reader.nbytes()), (2, 32_000));
+            assert_eq!(reader.vlmeta_get("v").unwrap(), b"x");
+            assert_eq!(reader.dparams().nthreads, 3);
+            assert_eq!(reader.decompress_chunk_vec(1).unwrap(), block);
+            if locking {
+                // The core takes the lock only when asked (the C layer brackets each call).
+                writer.lock().unwrap();
+                writer.unlock().unwrap();
+                let sidecar = std::fs::read(sidecar_path(&path, !contiguous)).unwrap();
+                assert_eq!(sidecar[8..16], 1u64.to_ne_bytes());
+                assert!(
+                    !reader.is_stale(),
+                    "the generation is only looked at under the lock"
+                );
+                reader.lock_shared().unwrap();
+                reader.unlock().unwrap();
+                assert!(
+                    reader.is_stale(),
+                    "another handle took the lock exclusively"
+                );
+                assert_eq!(reader.refresh(), Ok(true));
+            }
+            crate::urlpath::remove_urlpath(&path).unwrap();
+        }
     }
 }

@@ -1,6 +1,9 @@
 //! Helpers shared by the frame tests.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
 use blosc2::schunk::Schunk;
 
 pub fn fnv1a(b: &[u8]) -> u64 {
@@ -60,4 +63,47 @@ pub fn describe(sc: &Schunk) -> Vec<String> {
         }
     }
     out
+}
+
+pub fn reference_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("RBLOSC2_REFERENCE_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            cache.join("rblosc2-reference-3.3.5")
+        }
+    };
+    (dir.join("include/blosc2.h").exists() && dir.join("lib/libblosc2.so.9").exists())
+        .then_some(dir)
+}
+
+/// Builds the reference dumper (`tests/frames_ref/gen.c`); `None` (with a message) when it cannot.
+pub fn dumper(work: &Path) -> Option<PathBuf> {
+    let Some(reference) = reference_dir() else {
+        eprintln!("SKIPPED: reference c-blosc2 not cached (run capi-tests/get-reference.sh)");
+        return None;
+    };
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frames_ref/gen.c");
+    let exe = work.join("gen");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let lib = reference.join("lib");
+    let status = Command::new(cc)
+        .arg("-O1")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .arg(format!("-I{}", reference.join("include").display()))
+        .arg(format!("-L{}", lib.display()))
+        .arg("-l:libblosc2.so.9")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .status();
+    match status {
+        Ok(s) if s.success() => Some(exe),
+        _ => {
+            eprintln!("SKIPPED: could not compile tests/frames_ref/gen.c against the reference");
+            None
+        }
+    }
 }
