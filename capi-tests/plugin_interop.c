@@ -15,7 +15,8 @@
  * and before SHUFFLE) and ndmean (filter 33, float32 and float64, cells of 2, 3 and 5 items per
  * side, the edge cells of the array averaging the zero padding of its blocks), on 2-D and 3-D
  * arrays whose shapes are not multiples of their chunk and block shapes; ndlz (codec 32, 4x4
- * and 8x8 cells, 2-D, one-byte items or wider ones shuffled and split into one-byte streams). */
+ * and 8x8 cells, 2-D, one-byte items or wider ones shuffled and split into one-byte streams);
+ * zfp (codecs 33-35: accuracy, precision and rate modes, float32 and float64, 2-D and 3-D). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,22 @@ static const plugin_case CASES[] = {
     {"ndlz-ts1-m8", 0, 0, 0, 2, 1, 0, 0, BLOSC_CODEC_NDLZ, 8, BLOSC_FORWARD_COMPAT_SPLIT},
     {"ndlz-ts4-m4-shuffle-split", 0, 0, 1, 2, 4, 0, 0, BLOSC_CODEC_NDLZ, 4, BLOSC_ALWAYS_SPLIT},
     {"ndlz-ts2-m8-shuffle-split", 0, 0, 1, 2, 2, 0, 0, BLOSC_CODEC_NDLZ, 8, BLOSC_ALWAYS_SPLIT},
+    /* zfp, its three modes on float32 and float64, 2-D and 3-D, blocks of 8x5(x4) items: zfp
+     * cells of 4 per side, some cut by the block's edges. Lossy, byte-identical files. */
+#define ZFP_CASE(label, codec, meta, ndim, ts) \
+  {label, 0, 0, 0, ndim, ts, 1, 1, codec, (uint8_t)(meta), BLOSC_FORWARD_COMPAT_SPLIT}
+    ZFP_CASE("zfp-acc-2d-f32-m-2", BLOSC_CODEC_ZFP_FIXED_ACCURACY, -2, 2, 4),
+    ZFP_CASE("zfp-acc-2d-f64-m-3", BLOSC_CODEC_ZFP_FIXED_ACCURACY, -3, 2, 8),
+    ZFP_CASE("zfp-acc-3d-f32-m-1", BLOSC_CODEC_ZFP_FIXED_ACCURACY, -1, 3, 4),
+    ZFP_CASE("zfp-acc-3d-f64-m-4", BLOSC_CODEC_ZFP_FIXED_ACCURACY, -4, 3, 8),
+    ZFP_CASE("zfp-prec-2d-f32-m8", BLOSC_CODEC_ZFP_FIXED_PRECISION, 8, 2, 4),
+    ZFP_CASE("zfp-prec-2d-f64-m20", BLOSC_CODEC_ZFP_FIXED_PRECISION, 20, 2, 8),
+    ZFP_CASE("zfp-prec-3d-f32-m6", BLOSC_CODEC_ZFP_FIXED_PRECISION, 6, 3, 4),
+    ZFP_CASE("zfp-prec-3d-f64-m14", BLOSC_CODEC_ZFP_FIXED_PRECISION, 14, 3, 8),
+    ZFP_CASE("zfp-rate-2d-f32-m25", BLOSC_CODEC_ZFP_FIXED_RATE, 25, 2, 4),
+    ZFP_CASE("zfp-rate-2d-f64-m40", BLOSC_CODEC_ZFP_FIXED_RATE, 40, 2, 8),
+    ZFP_CASE("zfp-rate-3d-f32-m50", BLOSC_CODEC_ZFP_FIXED_RATE, 50, 3, 4),
+    ZFP_CASE("zfp-rate-3d-f64-m10", BLOSC_CODEC_ZFP_FIXED_RATE, 10, 3, 8),
 };
 #define NCASES (int)(sizeof(CASES) / sizeof(CASES[0]))
 
@@ -81,12 +98,13 @@ static const int64_t CODEC_SHAPE[3] = {150, 83, 1};
 static const int32_t CODEC_CHUNKSHAPE[3] = {72, 60, 1};
 static const int32_t CODEC_BLOCKSHAPE[3] = {36, 30, 1};
 
-static const int64_t *shape_of(const plugin_case *c) { return c->codec ? CODEC_SHAPE : SHAPE; }
+static int is_ndlz(const plugin_case *c) { return c->codec == BLOSC_CODEC_NDLZ; }
+static const int64_t *shape_of(const plugin_case *c) { return is_ndlz(c) ? CODEC_SHAPE : SHAPE; }
 static const int32_t *chunkshape_of(const plugin_case *c) {
-  return c->codec ? CODEC_CHUNKSHAPE : CHUNKSHAPE;
+  return is_ndlz(c) ? CODEC_CHUNKSHAPE : CHUNKSHAPE;
 }
 static const int32_t *blockshape_of(const plugin_case *c) {
-  return c->codec ? CODEC_BLOCKSHAPE : BLOCKSHAPE;
+  return is_ndlz(c) ? CODEC_BLOCKSHAPE : BLOCKSHAPE;
 }
 
 static uint64_t fnv(const uint8_t *p, int64_t n) {
@@ -105,13 +123,14 @@ static int64_t nitems_of(const plugin_case *c) {
 static uint8_t *make_input(const plugin_case *c) {
   int64_t n = nitems_of(c);
   uint8_t *p = malloc(n * c->typesize);
-  uint32_t x = (uint32_t)(c->ndim * 100 + c->typesize * 10 + c->filter_meta) * 2654435761u + 1;
+  uint32_t x = (uint32_t)(c->ndim * 100 + c->typesize * 10 + c->filter_meta + c->codec_meta) *
+                   2654435761u + 1;
   for (int64_t i = 0; i < n; i++) {
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;
     double v = (double)(i % 97) * 0.37 + (double)(i / 251) * 1.5 + (double)(x >> 24) / 256.0;
-    if (c->codec) {
+    if (is_ndlz(c)) {
       /* Bands of one value, of a repeating tile, and of noise, across the rows. */
       int64_t row = i / shape_of(c)[1], col = i % shape_of(c)[1];
       v = row % 30 < 10 ? 3 : row % 30 < 20 ? (double)((row % 4) * 4 + col % 4) : (double)(x >> 20);
@@ -213,7 +232,7 @@ static int read_all(const char *dir) {
     CHECK(c->lossy || memcmp(back, src, nbytes) == 0, "%s: lossless data", c->label);
     /* A slice across chunk and block edges, equal to the same items of the whole. */
     int64_t start[3] = {5, 3, 0}, stop[3] = {30, 20, 1}, sshape[3], n = 1;
-    if (!c->codec) {
+    if (!is_ndlz(c)) {
       start[2] = 2;
       stop[2] = 9;
     }
@@ -392,9 +411,32 @@ static int refusals(void) {
     free(dst);
   }
 
+  /* zfp: blocks of fewer than 4 items along a dimension, items of other sizes, no array. */
+  {
+    plugin_case f = ZFP_CASE("", BLOSC_CODEC_ZFP_FIXED_RATE, 50, 2, 4);
+    refusal("zfp_rate blocks smaller than its cells", &f, small);
+    f.codec = BLOSC_CODEC_ZFP_FIXED_ACCURACY;
+    refusal("zfp_acc 3-D blocks smaller than its cells", &f, small);
+    f.codec = BLOSC_CODEC_ZFP_FIXED_PRECISION;
+    f.typesize = 2;
+    f.floats = 0;
+    refusal("zfp_prec typesize 2", &f, BLOCKSHAPE);
+    blosc2_cparams cp = cparams_of(&f);
+    cp.typesize = 4;
+    int32_t nbytes = 4096;
+    uint8_t *src = malloc(nbytes), *dst = malloc(nbytes + BLOSC2_MAX_OVERHEAD);
+    for (int32_t i = 0; i < nbytes; i++) src[i] = (uint8_t)(i * 7 + i / 13);
+    blosc2_context *cctx = blosc2_create_cctx(cp);
+    int rc = blosc2_compress_ctx(cctx, src, nbytes, dst, nbytes + BLOSC2_MAX_OVERHEAD);
+    printf("zfp_prec, no array: compress_ctx -> %d\n", rc);
+    blosc2_free_ctx(cctx);
+    free(src);
+    free(dst);
+  }
+
   /* What the cbuffer queries say of an ndlz chunk. */
   {
-    plugin_case p = CASES[NCASES - 4];
+    plugin_case p = CASES[9]; /* ndlz-ts1-m4 */
     int64_t nbytes = nitems_of(&p) * p.typesize;
     uint8_t *src = make_input(&p);
     blosc2_cparams cp = cparams_of(&p);

@@ -7,12 +7,18 @@ use std::sync::Arc;
 
 use super::params::{ArrayLayout, CParams, DParams, UserCodec, UserFilter};
 use super::registry::{CodecEntry, FilterEntry};
-use crate::codecs::ndlz;
+use crate::codecs::{ndlz, zfp};
 use crate::filters::{int_trunc, ndcell, ndmean};
 use crate::{Error, Result};
 
 /// `BLOSC_CODEC_NDLZ`.
 pub const NDLZ: u8 = 32;
+/// `BLOSC_CODEC_ZFP_FIXED_ACCURACY`.
+pub const ZFP_ACC: u8 = 33;
+/// `BLOSC_CODEC_ZFP_FIXED_PRECISION`.
+pub const ZFP_PREC: u8 = 34;
+/// `BLOSC_CODEC_ZFP_FIXED_RATE`.
+pub const ZFP_RATE: u8 = 35;
 /// `BLOSC_FILTER_NDCELL`.
 pub const NDCELL: u8 = 32;
 /// `BLOSC_FILTER_NDMEAN`.
@@ -133,13 +139,72 @@ impl UserCodec for Ndlz {
     }
 }
 
+/// The three zfp modes: each block is one zfp field shaped as the array's blocks, so both
+/// directions need the layout (compression takes the context's typesize, decompression the
+/// super-chunk's, as the reference does).
+struct Zfp {
+    mode: fn(u8) -> zfp::Mode,
+}
+
+fn codec_result(result: Result<usize>) -> i32 {
+    match result {
+        Ok(n) => i32::try_from(n).unwrap_or(Error::Failure.code()),
+        Err(e) => e.code(),
+    }
+}
+
+impl UserCodec for Zfp {
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &CParams) -> i32 {
+        // Outside an array c-blosc2's zfp answers 0 (unlike ndlz): the block is stored raw.
+        let Some(layout) = p.layout.as_ref() else {
+            return 0;
+        };
+        let Ok(typesize) = usize::try_from(p.typesize) else {
+            return Error::Failure.code();
+        };
+        let mode = (self.mode)(meta);
+        // 0 (not smaller than the input) has the chunk engine store the block raw.
+        codec_result(zfp::compress(mode, &layout.blockshape, typesize, src, dst))
+    }
+
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &DParams) -> i32 {
+        // As c-blosc2's zfp: 0 bytes decoded outside an array (the block is then in error).
+        let Some(layout) = p.layout.as_ref() else {
+            return 0;
+        };
+        let Ok(typesize) = usize::try_from(layout.typesize) else {
+            return Error::Failure.code();
+        };
+        let mode = (self.mode)(meta);
+        codec_result(zfp::decompress(
+            mode,
+            &layout.blockshape,
+            typesize,
+            src,
+            dst,
+        ))
+    }
+}
+
 /// The codecs the registry starts with (complib codes and versions as c-blosc2 registers them).
 pub fn builtin_codecs() -> Vec<CodecEntry> {
-    vec![CodecEntry {
-        id: NDLZ,
-        name: "ndlz".into(),
-        complib: NDLZ,
+    let zfp_entry = |id, name: &str, mode: fn(u8) -> zfp::Mode| CodecEntry {
+        id,
+        name: name.into(),
+        complib: id,
         version: 1,
-        codec: Arc::new(Ndlz),
-    }]
+        codec: Arc::new(Zfp { mode }),
+    };
+    vec![
+        CodecEntry {
+            id: NDLZ,
+            name: "ndlz".into(),
+            complib: NDLZ,
+            version: 1,
+            codec: Arc::new(Ndlz),
+        },
+        zfp_entry(ZFP_ACC, "zfp_acc", |m| zfp::Mode::Accuracy(m as i8)),
+        zfp_entry(ZFP_PREC, "zfp_prec", zfp::Mode::Precision),
+        zfp_entry(ZFP_RATE, "zfp_rate", zfp::Mode::Rate),
+    ]
 }
