@@ -1,5 +1,6 @@
 /* Dynamic plugins: codecs and filters registered without their functions, which the library
- * loads from libblosc2_<name>.so (built by run.sh from capi-tests/dynplugins/) at first use.
+ * loads from libblosc2_<name>.so (built by run.sh from capi-tests/dynplugins/) at first use,
+ * and the plugin codecs c-blosc2 registers at init that way (grok, 37).
  * run.sh runs it with LD_LIBRARY_PATH = (ours or the reference) + the plugin directory:
  *   dynamic_plugins write DIR   register, compress each case, print sizes, checksums, codes;
  *                               keep each chunk in DIR/<case>.chunk
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include <blosc2.h>
+#include <blosc2/codecs-registry.h>
 
 #define NITEMS 5000
 #define CODEC_ID 200
@@ -79,6 +81,9 @@ static const dyn_case cases[] = {
     {"filter-lz4", BLOSC_LZ4, 0, FILTER_ID, 9, 1},
     {"filter-blosclz", BLOSC_BLOSCLZ, 0, FILTER_ID, 0, 0},
     {"codec-and-filter", CODEC_ID, 1, FILTER_ID, 4, 1},
+    /* c-blosc2 registers grok (37) at init without functions: run.sh builds the test codec as
+     * a libblosc2_grok.so too. */
+    {"grok-slot", BLOSC_CODEC_GROK, 5, 0, 0, 1},
     {"no-info", NOINFO_ID, 0, 0, 0, 1},
     {"missing-codec", MISSING_ID, 0, 0, 0, 1},
     {"invalid-name", BADNAME_ID, 0, 0, 0, 1},

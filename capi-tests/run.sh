@@ -313,6 +313,7 @@ build_dynamic_plugins() {
   local d=$BUILD/dynplugins
   mkdir -p "$d" &&
     $CC $CFLAGS -shared -fPIC -o "$d/libblosc2_rbtest_codec.so" "$HERE/dynplugins/codec.c" &&
+    $CC $CFLAGS -shared -fPIC -o "$d/libblosc2_grok.so" "$HERE/dynplugins/codec.c" &&
     $CC $CFLAGS -shared -fPIC -DBROKEN_INFO -o "$d/libblosc2_rbtest_broken.so" "$HERE/dynplugins/codec.c" &&
     $CC $CFLAGS -shared -fPIC -DNO_INFO -o "$d/libblosc2_rbtest_noinfo.so" "$HERE/dynplugins/codec.c" &&
     $CC $CFLAGS -shared -fPIC -o "$d/libblosc2_rbtest_filter.so" "$HERE/dynplugins/filter.c" &&

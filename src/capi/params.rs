@@ -360,8 +360,37 @@ impl UserFilter for CFilter {
     }
 }
 
+/// The codecs c-blosc2 3.3.5 registers at init without functions (its `codecs-registry.c`),
+/// which it loads from `libblosc2_<name>.so` when first used: (id, name).
+const PLUGIN_CODECS: [(u8, &str); 5] = [
+    (36, "openhtj2k"),
+    (37, "grok"),
+    (38, "openzl"),
+    (39, "j2k"),
+    (40, "htj2k"),
+];
+
+/// Puts [`PLUGIN_CODECS`] in the registry (once), before the C layer first resolves codecs for
+/// a context, so a plugin built for c-blosc2 (blosc2_grok, ...) is loaded on ours the same way.
+/// Their `complib` is their id, as c-blosc2 registers them.
+pub(crate) fn ensure_plugin_codecs() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        for (id, name) in PLUGIN_CODECS {
+            registry::register_global_codec(registry::CodecEntry {
+                id,
+                name: name.into(),
+                complib: id,
+                version: 1,
+                codec: Arc::new(CCodec::new(name.into(), None, None)),
+            });
+        }
+    });
+}
+
 /// The user codec a compression needs and the user filters it names, from the registry.
 fn registered_for(compcode: u8, filters: &[u8; 6]) -> (Option<Arc<dyn UserCodec>>, UserFilters) {
+    ensure_plugin_codecs();
     let codec = if codecs::is_builtin(compcode) {
         None
     } else {
@@ -483,6 +512,7 @@ fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
             handle: handle.clone(),
         }) as Arc<dyn BlockCallback>
     });
+    ensure_plugin_codecs();
     DParams {
         nthreads: c.nthreads,
         typesize: c.typesize,
