@@ -28,6 +28,7 @@
 #define MISSING_ID 204
 #define BADNAME_ID 205
 #define MISSING_FILTER_ID 206
+#define PYTHON_ID 207
 
 static int nfailed = 0;
 
@@ -45,7 +46,8 @@ static void register_all(void) {
                 {BROKEN_ID, "rbtest_broken"},
                 {NOINFO_ID, "rbtest_noinfo"},
                 {MISSING_ID, "rbtest_missing"},
-                {BADNAME_ID, "rbtest/codec"}};
+                {BADNAME_ID, "rbtest/codec"},
+                {PYTHON_ID, "rbtest_py"}};
   for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++) {
     blosc2_codec c = {0};
     c.compcode = codecs[i].id;
@@ -84,6 +86,9 @@ static const dyn_case cases[] = {
     /* c-blosc2 registers grok (37) at init without functions: run.sh builds the test codec as
      * a libblosc2_grok.so too. */
     {"grok-slot", BLOSC_CODEC_GROK, 5, 0, 0, 1},
+    /* Not on the loader's path: found through the Python package blosc2_rbtest_py, whose
+     * print_libpath() run.sh writes (what pip-installed plugins do). */
+    {"python-path", PYTHON_ID, 6, 0, 0, 1},
     {"no-info", NOINFO_ID, 0, 0, 0, 1},
     {"missing-codec", MISSING_ID, 0, 0, 0, 1},
     {"invalid-name", BADNAME_ID, 0, 0, 0, 1},

@@ -307,7 +307,8 @@ plugin_mutate() {
 
 # dynamic_plugins: codecs and filters registered without functions, loaded by each library from
 # the tiny plugins in dynplugins/ (libblosc2_<name>.so, found through LD_LIBRARY_PATH as a C user
-# installs them): same sizes, bytes and error codes, and each library reads the other's chunks.
+# installs them) or through the path a Python package prints (as pip installs them): same sizes,
+# bytes and error codes, and each library reads the other's chunks.
 build_dynamic_plugins() {
   [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
   local d=$BUILD/dynplugins
@@ -317,6 +318,10 @@ build_dynamic_plugins() {
     $CC $CFLAGS -shared -fPIC -DBROKEN_INFO -o "$d/libblosc2_rbtest_broken.so" "$HERE/dynplugins/codec.c" &&
     $CC $CFLAGS -shared -fPIC -DNO_INFO -o "$d/libblosc2_rbtest_noinfo.so" "$HERE/dynplugins/codec.c" &&
     $CC $CFLAGS -shared -fPIC -o "$d/libblosc2_rbtest_filter.so" "$HERE/dynplugins/filter.c" &&
+    mkdir -p "$d/python" &&
+    $CC $CFLAGS -shared -fPIC -o "$d/python/libblosc2_rbtest_py.so" "$HERE/dynplugins/codec.c" &&
+    printf 'def print_libpath():\n    print("%s", end="")\n' "$d/python/libblosc2_rbtest_py.so" \
+      >"$d/python/blosc2_rbtest_py.py" &&
     $CC $CFLAGS -o "$BUILD/bin/dynamic_plugins" "$HERE/dynamic_plugins.c" -I"$REF/include" \
       -L"$REF/lib" -l:libblosc2.so.9
 }
@@ -326,7 +331,8 @@ dynamic_plugins_run() {
   local mode=$1 lib=$2 name=$3 dir=${4:-$BUILD/dynplugins-$3}
   [ -x "$BUILD/bin/dynamic_plugins" ] || { echo "not built"; return 1; }
   mkdir -p "$dir"
-  LD_LIBRARY_PATH=$lib:$BUILD/dynplugins timeout 600 "$BUILD/bin/dynamic_plugins" "$mode" "$dir" \
+  PYTHONPATH=$BUILD/dynplugins/python LD_LIBRARY_PATH=$lib:$BUILD/dynplugins \
+    timeout 600 "$BUILD/bin/dynamic_plugins" "$mode" "$dir" \
     >"$BUILD/out/dynamic_plugins.$name" 2>/dev/null
   local rc=$?
   tail -n 1 "$BUILD/out/dynamic_plugins.$name"
