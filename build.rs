@@ -32,7 +32,7 @@ const HEADERS: &[Header] = &[
             "src/capi/schunk.rs",
             "src/capi/meta.rs",
             "src/capi/io.rs",
-            "src/capi/pending/blosc2.rs",
+            "src/capi/tuner.rs",
         ],
         own: &[
             "blosc_threads_callback",

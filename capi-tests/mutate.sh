@@ -9,6 +9,10 @@
 #
 #   MUTATE_PER_SEED   mutants per seed file or directory (default 400: about 24 000 in all,
 #                     a few minutes on 2 idle cores); raise it for a longer run
+#   MUTATE_B2ND_PER_SEED  b2nd-targeted mutants per .b2nd seed file (default 1500: 7 500 in
+#                     all, about 30 s on 2 busy cores), most mutations in the b2nd metalayer,
+#                     each mutant opened as an array only (b2nd_open/from_cframe, to_cbuffer,
+#                     a slice)
 #   MUTATE_JOBS       seeds run in parallel (default 2)
 #   MUTATE_OUT        where failing mutants are kept (default: a fresh temporary directory)
 #   MUTATE_FIRST      index of the first mutant (default 0), to explore further mutants
@@ -23,6 +27,7 @@ PREFIX=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 PER_SEED=${MUTATE_PER_SEED:-400}
+B2ND_PER_SEED=${MUTATE_B2ND_PER_SEED:-1500}
 JOBS=${MUTATE_JOBS:-2}
 FIRST=${MUTATE_FIRST:-0}
 OUT=${MUTATE_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/rblosc2-mutate.XXXXXX")}
@@ -77,6 +82,26 @@ total=$(awk '/ mutants, / {n += $2} END {print n + 0}' "$OUT/mutate.log")
 failures=$(grep -c '^FAIL' "$OUT/mutate.log")
 grep '^FAIL' "$OUT/mutate.log" | head -n 40
 echo "mutation suite: $total mutants in ${elapsed}s, $failures failures"
+if [ "$rc" != 0 ] || [ "$failures" != 0 ]; then
+  status=1
+fi
+
+# The b2nd arrays again, with mutations aimed at their metalayer (shape, chunk and block shapes,
+# dtype), each mutant read as an array only.
+# (one copy of each: tests/data/frames/ repeats the two examples byte for byte, and mutants
+# depend only on the bytes and the file name)
+mapfile -t B2ND_SEEDS < <(find "$REPO/tests/data" "$OUT/seeds" -type f -name '*.b2nd' \
+  ! -path '*/frames/*' | sort)
+start=$(date +%s)
+for f in "${B2ND_SEEDS[@]}"; do printf '%s\0' "$f"; done |
+  xargs -0 -n 1 -P "$JOBS" sh -c 'exec "$0" mutate-b2nd "$1" '"$B2ND_PER_SEED $FIRST" "$DRIVER" \
+    >"$OUT/mutate-b2nd.log" 2>&1
+rc=$?
+elapsed=$(($(date +%s) - start))
+total=$(awk '/ mutants, / {n += $2} END {print n + 0}' "$OUT/mutate-b2nd.log")
+failures=$(grep -c '^FAIL' "$OUT/mutate-b2nd.log")
+grep '^FAIL' "$OUT/mutate-b2nd.log" | head -n 40
+echo "b2nd mutation suite: ${#B2ND_SEEDS[@]} arrays, $total mutants in ${elapsed}s, $failures failures"
 if [ "$rc" != 0 ] || [ "$failures" != 0 ]; then
   status=1
 fi

@@ -6,6 +6,10 @@
  *                                      for regression cases and valgrind
  *   mutate_open mutate SEED N [FIRST]  mutants FIRST..FIRST+N-1 of the file SEED
  *   mutate_open mutate-dir DIR N [FIRST]  mutants of the files of the sparse frame DIR
+ *   mutate_open mutate-b2nd SEED N [FIRST]  mutants of the b2nd array file SEED, most of them
+ *                                      inside its b2nd/caterva metalayer or frame header; each
+ *                                      is read as an array only (b2nd_open, b2nd_from_cframe,
+ *                                      to_cbuffer and a slice), so many more fit in the time
  *   mutate_open write-seeds DIR        write seed inputs with this library into DIR
  *
  * "Reading completely" tries every interpretation on every file, since a mutant of one kind
@@ -316,6 +320,49 @@ static void write_seeds(const char *dir) {
   if (ctx == NULL || b2nd_from_cbuffer(ctx, &array, data, 10 * 12 * 9 * 4) < 0) die("b2nd");
   b2nd_free(array);
   b2nd_free_ctx(ctx);
+
+  /* 1-d float64 with DELTA, another metalayer and a vlmetalayer; a 5-d array of zeros (special
+     chunks, no chunk bytes) with a structured dtype; a 2-d array in a sparse frame
+     (named .b2frame: mutate.sh takes those directories as sparse-frame seeds). */
+  blosc2_cparams cp8 = cparams;
+  cp8.typesize = 8;
+  cp8.filters[BLOSC2_MAX_FILTERS - 1] = BLOSC_DELTA;
+  snprintf(path, sizeof path, "%s/written-1d.b2nd", dir);
+  blosc2_remove_urlpath(path);
+  blosc2_storage st1 = {.contiguous = true, .urlpath = path, .cparams = &cp8};
+  int64_t shape1[1] = {2000};
+  int32_t chunk1[1] = {300}, block1[1] = {64};
+  uint8_t extra[] = {0x92, 7, 9};
+  blosc2_metalayer metas[1] = {{.name = "extra", .content = extra, .content_len = 3}};
+  ctx = b2nd_create_ctx(&st1, 1, shape1, chunk1, block1, "<f8", 0, metas, 1);
+  if (ctx == NULL || b2nd_from_cbuffer(ctx, &array, data, 2000 * 8) < 0) die("b2nd 1-d");
+  uint8_t vl[] = {0xa2, 'o', 'k'};
+  blosc2_vlmeta_add(array->sc, "attrs", vl, sizeof vl, NULL);
+  b2nd_free(array);
+  b2nd_free_ctx(ctx);
+
+  blosc2_cparams cp2 = cparams;
+  cp2.typesize = 6;
+  snprintf(path, sizeof path, "%s/written-5d-zeros.b2nd", dir);
+  blosc2_remove_urlpath(path);
+  blosc2_storage st5 = {.contiguous = true, .urlpath = path, .cparams = &cp2};
+  int64_t shape5[5] = {3, 4, 5, 2, 7};
+  int32_t chunk5[5] = {2, 3, 5, 1, 4}, block5[5] = {1, 2, 2, 1, 3};
+  ctx = b2nd_create_ctx(&st5, 5, shape5, chunk5, block5, "[('a', '<i4'), ('b', '<u2')]", 0,
+                        NULL, 0);
+  if (ctx == NULL || b2nd_zeros(ctx, &array) < 0) die("b2nd 5-d");
+  b2nd_free(array);
+  b2nd_free_ctx(ctx);
+
+  snprintf(path, sizeof path, "%s/written-b2nd.b2frame", dir);
+  blosc2_remove_urlpath(path);
+  blosc2_storage sts = {.contiguous = false, .urlpath = path, .cparams = &cparams};
+  int64_t shape2[2] = {40, 33};
+  int32_t chunk2[2] = {16, 16}, block2[2] = {8, 5};
+  ctx = b2nd_create_ctx(&sts, 2, shape2, chunk2, block2, "<i4", 0, NULL, 0);
+  if (ctx == NULL || b2nd_from_cbuffer(ctx, &array, data, 40 * 33 * 4) < 0) die("b2nd sparse");
+  b2nd_free(array);
+  b2nd_free_ctx(ctx);
   blosc2_destroy();
 }
 
@@ -330,9 +377,18 @@ static uint64_t splitmix(uint64_t *state) {
 
 static uint64_t below(uint64_t *rng, uint64_t n) { return n == 0 ? 0 : splitmix(rng) % n; }
 
-/* A position favouring the first and last 64 bytes, where headers, trailers and indexes are. */
+/* Bytes [focus_start, focus_end) of the seed get most mutations when focus_end > 0 (the frame
+ * header and b2nd metalayer in mutate-b2nd); unset in the other modes. */
+static int64_t focus_start = 0, focus_end = 0;
+
+/* A position favouring the first and last 64 bytes, where headers, trailers and indexes are
+ * (and the focus range, when set). */
 static int64_t position(uint64_t *rng, int64_t len) {
   if (len <= 0) return 0;
+  if (focus_end > 0 && focus_start < len && below(rng, 10) < 7) {
+    int64_t end = focus_end < len ? focus_end : len;
+    return focus_start + (int64_t)below(rng, (uint64_t)(end - focus_start));
+  }
   uint64_t r = below(rng, 10);
   int64_t edge = len < 64 ? len : 64;
   if (r < 4) return (int64_t)below(rng, (uint64_t)edge);
@@ -509,6 +565,74 @@ static int mutate_file(const char *seedpath, uint64_t n, uint64_t first) {
   return failures != 0;
 }
 
+static void b2nd_job(void *arg) {
+  struct file_job *job = arg;
+  blosc2_init();
+  b2nd_array_t *array = NULL;
+  if (b2nd_from_cframe(job->buf, job->len, false, &array) >= 0) read_b2nd(array);
+  array = NULL;
+  if (b2nd_open(job->path, &array) >= 0) read_b2nd(array);
+  blosc2_destroy();
+}
+
+static const uint8_t *find_bytes(const uint8_t *hay, int64_t n, const uint8_t *needle, int64_t m) {
+  for (int64_t i = 0; m > 0 && i + m <= n; i++) {
+    if (memcmp(hay + i, needle, (size_t)m) == 0) return hay + i;
+  }
+  return NULL;
+}
+
+/* Mutants of a b2nd file, 7 in 10 mutations inside the content of its b2nd (or caterva)
+ * metalayer, the rest where `position` puts them (frame header and trailer favoured). */
+static int mutate_b2nd(const char *seedpath, uint64_t n, uint64_t first) {
+  blosc2_init();
+  b2nd_array_t *array = NULL;
+  int rc = b2nd_open(seedpath, &array);
+  if (rc < 0) {
+    fprintf(stderr, "%s: not a b2nd array (%d)\n", seedpath, rc);
+    return 1;
+  }
+  int64_t seedlen = 0;
+  uint8_t *seed = slurp(seedpath, &seedlen);
+  uint8_t *meta = NULL;
+  int32_t meta_len = 0;
+  if (blosc2_meta_get(array->sc, "b2nd", &meta, &meta_len) < 0) {
+    (void)blosc2_meta_get(array->sc, "caterva", &meta, &meta_len);
+  }
+  const uint8_t *at = meta != NULL ? find_bytes(seed, seedlen, meta, meta_len) : NULL;
+  focus_start = at != NULL ? at - seed : 0;
+  focus_end = at != NULL ? (at - seed) + meta_len : (seedlen < 256 ? seedlen : 256);
+  free(meta);
+  b2nd_free(array);
+  blosc2_destroy();
+  const char *name = base_name(seedpath);
+  uint64_t seedhash = hash_name(name) ^ 0xB2D;
+  char tmp[PATH_MAX];
+  snprintf(tmp, sizeof tmp, "%s/mutant-%d.b2nd", out_dir(), (int)getpid());
+  int failures = 0;
+  for (uint64_t i = first; i < first + n; i++) {
+    struct file_job job = {NULL, 0, tmp};
+    job.len = mutant(seed, seedlen, seedhash, i, &job.buf);
+    spill(tmp, job.buf, job.len);
+    int status = 0;
+    if (run_child(b2nd_job, &job, &status) != 0) {
+      char why[128], keep[PATH_MAX];
+      describe(status, why, sizeof why);
+      snprintf(keep, sizeof keep, "%s/crash-b2nd-%s-%llu.bin", out_dir(), name,
+               (unsigned long long)i);
+      spill(keep, job.buf, job.len);
+      printf("FAIL %s b2nd mutant %llu: %s, kept as %s\n", name, (unsigned long long)i, why, keep);
+      failures++;
+    }
+    free(job.buf);
+  }
+  unlink(tmp);
+  free(seed);
+  printf("%s: %llu mutants, %d failures (b2nd, metalayer at bytes %lld-%lld)\n", name,
+         (unsigned long long)n, failures, (long long)focus_start, (long long)focus_end);
+  return failures != 0;
+}
+
 /* The regular files of `dir`, sorted so that mutant numbers are stable. */
 static int list_files(const char *dir, char names[][256], int max) {
   DIR *d = opendir(dir);
@@ -621,9 +745,13 @@ int main(int argc, char **argv) {
     parse_range(argc, argv, 3, &n, &first);
     return mutate_dir(argv[2], n, first);
   }
+  if (argc >= 4 && strcmp(argv[1], "mutate-b2nd") == 0) {
+    parse_range(argc, argv, 3, &n, &first);
+    return mutate_b2nd(argv[2], n, first);
+  }
   fprintf(stderr,
           "usage: %s read PATH... | mutate SEED N [FIRST] | mutate-dir DIR N [FIRST] |"
-          " write-seeds DIR\n",
+          " mutate-b2nd SEED N [FIRST] | write-seeds DIR\n",
           argv[0]);
   return 2;
 }

@@ -225,6 +225,12 @@ int b2nd_copy(struct b2nd_context_s *ctx,
               const struct b2nd_array_t *src,
               struct b2nd_array_t **array);
 
+/**
+ * Joins `src2` to `src1` along `axis`, into a copy made with `ctx` or (`copy` false) into
+ * `src1` itself. `src1` and `src2` may be the same array in both modes; in place, c-blosc2
+ * 3.3.5 then reads the second half from the already grown array and fails part way
+ * (-1 or -12, the array half written); here the array ends up holding its content twice.
+ */
 BLOSC_EXPORT
 int b2nd_concatenate(struct b2nd_context_s *ctx,
                      const struct b2nd_array_t *src1,
@@ -267,9 +273,10 @@ int b2nd_delete(struct b2nd_array_t *array,
 /**
  * Re-reads a disk-based array another handle changed: the super-chunk is refreshed
  * (`blosc2_schunk_refresh`: 1 when it changed, 0 when current or not on disk) and the public
- * fields follow the new shape; a changed ndim, chunk shape or block shape is `Data`. Unlike
- * c-blosc2, the data functions do not refresh by themselves (that would re-read the frame on
- * every call): a reader calls this to follow a writer.
+ * fields follow the new shape; a changed ndim, chunk shape or block shape is
+ * BLOSC2_ERROR_DATA. As in c-blosc2, the data functions (slices, selections, copies, shape
+ * changes, save) do this first by themselves; calling it is for seeing another handle's shape
+ * change without touching data.
  */
 BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
 

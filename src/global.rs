@@ -45,6 +45,11 @@ impl Settings {
 
 static SETTINGS: Mutex<Settings> = Mutex::new(Settings::DEFAULT);
 
+/// Held by the tests that initialise or destroy the library, or need it to stay initialised
+/// (initialising restarts the C layer's tuner registry).
+#[cfg(test)]
+pub(crate) static TEST_STATE_LOCK: Mutex<()> = Mutex::new(());
+
 fn with<T>(f: impl FnOnce(&mut Settings) -> T) -> T {
     // A panic while holding the lock cannot leave Settings half-written (plain Copy fields), so a
     // poisoned lock is still usable.
@@ -145,6 +150,7 @@ mod tests {
     /// One test touches the process-wide state so that parallel tests cannot interfere.
     #[test]
     fn setters_and_getters() {
+        let _state = TEST_STATE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         init();
         assert!(settings().initialized);
         assert_eq!(set_nthreads(4), Ok(1));

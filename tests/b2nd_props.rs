@@ -6,6 +6,7 @@ use blosc2::b2nd::shape::{for_each_index, strides};
 use blosc2::b2nd::{Array, ChunkStore, MemStore, Params};
 use blosc2::chunk::header::{BITSHUFFLE, DELTA, NOFILTER, SHUFFLE};
 use blosc2::chunk::CParams;
+use blosc2::schunk::{Schunk, Storage};
 
 /// xorshift64*: deterministic and dependency-free.
 struct Rng(u64);
@@ -460,5 +461,76 @@ fn reshaping_operations() {
         check_chunks(&cp, &m);
         let cp = a.copy::<MemStore>(&params(&c)).unwrap();
         check_chunks(&cp, &m);
+    }
+}
+
+/// An array concatenated with itself (in place, the same array as both sources) holds two
+/// copies of its former content along the axis, in memory and in a frame.
+#[test]
+fn self_concatenation() {
+    let mut rng = Rng(0x5e1f_c0ca_7e4a_7e00);
+    for case_no in 0..600 {
+        let c = random_case(&mut rng);
+        if c.shape.is_empty() {
+            continue;
+        }
+        let ts = c.cparams.typesize as usize;
+        let axis = rng.range(0, c.shape.len() as i64 - 1) as usize;
+        let m = Model::random(&mut rng, &c.shape, ts);
+        let mut new = m.shape.clone();
+        new[axis] *= 2;
+        let want = Model::build(&new, ts, |idx| {
+            let mut j = idx.to_vec();
+            j[axis] %= m.shape[axis].max(1);
+            Some(m.item(&j).to_vec())
+        });
+        let mut a = Array::<MemStore>::from_cbuffer(&params(&c), &m.data).unwrap();
+        a.concatenate_self(axis).unwrap();
+        assert_eq!(a.to_vec().unwrap(), want.data, "case {case_no}");
+        check_chunks(&a, &want);
+        if case_no % 5 == 0 {
+            let p = Params {
+                options: Storage {
+                    contiguous: rng.bool(),
+                    ..Storage::default()
+                },
+                ..Params::new(c.cparams.clone(), &c.shape, &c.chunkshape, &c.blockshape)
+            };
+            let mut f = Array::<Schunk>::from_cbuffer(&p, &m.data).unwrap();
+            f.concatenate_self(axis).unwrap();
+            assert_eq!(f.to_vec().unwrap(), want.data, "frame case {case_no}");
+        }
+    }
+}
+
+/// Slices read block by block (one thread) and with the chunk's blocks shared among two
+/// threads agree with the model; the items of a larger buffer outside the slice are zero.
+#[test]
+fn slices_with_threads() {
+    let mut rng = Rng(0x7a5e_ed11_0b10_c4e5);
+    for case_no in 0..800 {
+        let c = random_case(&mut rng);
+        let ts = c.cparams.typesize as usize;
+        let m = Model::random(&mut rng, &c.shape, ts);
+        let mut p = params(&c);
+        p.dparams.nthreads = if case_no % 2 == 0 { 2 } else { 1 };
+        let a = Array::<MemStore>::from_cbuffer(&p, &m.data).unwrap();
+        for _ in 0..3 {
+            let (start, stop) = random_slice(&mut rng, &c.shape);
+            let pad = rng.range(0, 1);
+            let bshape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a + pad).collect();
+            let mut buf = vec![0xaau8; bshape.iter().product::<i64>() as usize * ts];
+            a.get_slice_cbuffer(&start, &stop, &mut buf, &bshape)
+                .unwrap();
+            let want = m.slice(&start, &stop);
+            let want = Model::build(&bshape, ts, |idx| {
+                let inside = idx.iter().zip(&want.shape).all(|(i, s)| i < s);
+                inside.then(|| want.item(idx).to_vec())
+            });
+            assert_eq!(
+                buf, want.data,
+                "case {case_no} {start:?}..{stop:?} pad {pad}"
+            );
+        }
     }
 }

@@ -7,8 +7,8 @@
 use super::meta::{self, Meta};
 use super::scratch::Scratch;
 use super::shape::{for_each_index, strides, Geometry};
-use super::slice::{block_maskout, check_slice, copy_buffer, for_each_block, for_each_chunk};
-use super::store::ChunkStore;
+use super::slice::{check_slice, copy_buffer, for_each_block, for_each_chunk};
+use super::store::{ChunkStore, MemStore};
 use super::MAX_DIM;
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
@@ -69,6 +69,20 @@ pub struct Array<S: ChunkStore> {
     geom: Geometry,
     dtype: Option<String>,
     dtype_format: i8,
+}
+
+/// Fewest blocks of a chunk a slice needs for their decompression to be shared among the
+/// decompressor's threads (below that, handing them out costs more than it saves: a thin
+/// column needs one block per chunk).
+const PARALLEL_MIN_BLOCKS: usize = 4;
+
+/// The part of a slice inside one block of a chunk, in the block's and the buffer's
+/// coordinates.
+struct SlicePart {
+    nblock: usize,
+    src_start: Vec<i64>,
+    src_stop: Vec<i64>,
+    dst_start: Vec<i64>,
 }
 
 /// The value a fresh array is filled with.
@@ -331,8 +345,12 @@ impl<S: ChunkStore> Array<S> {
         buffershape: &[i64],
     ) -> Result<()> {
         self.check_buffer(buffer.len(), buffershape, start, stop)?;
-        buffer.fill(0);
         let ts = self.geom.typesize;
+        // Items outside the slice are zeroed; when the slice fills the buffer, every byte is
+        // written below.
+        if (0..self.ndim()).any(|d| buffershape[d] != stop[d] - start[d]) {
+            buffer.fill(0);
+        }
         if self.ndim() == 0 {
             let mut data = Scratch::chunk_data();
             self.read_chunk(0, None, &mut data)?;
@@ -351,37 +369,69 @@ impl<S: ChunkStore> Array<S> {
             return Ok(());
         }
         let bshape = self.geom.blockshape.clone();
+        let bn = self.geom.block_nbytes();
         let mut data = Scratch::chunk_data();
+        let mut parts: Vec<SlicePart> = Vec::new();
+        let mut wanted = vec![false; self.geom.nblocks()];
+        let parallel = self.store.dparams().nthreads > 1;
         for_each_chunk(&self.geom, start, stop, |nchunk, coords| {
-            let mask = block_maskout(&self.geom, coords, start, stop)?;
+            parts.clear();
+            wanted.fill(false);
+            for_each_block(&self.geom, coords, start, stop, |p| {
+                wanted[p.nblock] = true;
+                parts.push(SlicePart {
+                    nblock: p.nblock,
+                    src_start: (0..p.start.len())
+                        .map(|d| p.start[d] - p.block_origin[d])
+                        .collect(),
+                    src_stop: (0..p.start.len())
+                        .map(|d| p.stop[d] - p.block_origin[d])
+                        .collect(),
+                    dst_start: (0..p.start.len()).map(|d| p.start[d] - start[d]).collect(),
+                });
+                Ok(())
+            })?;
+            let copy_part = |part: &SlicePart, block: &[u8], buffer: &mut [u8]| {
+                copy_buffer(
+                    ts,
+                    block,
+                    &bshape,
+                    &part.src_start,
+                    &part.src_stop,
+                    buffer,
+                    buffershape,
+                    &part.dst_start,
+                )
+            };
+            // Block by block: each block is copied out while it is still in cache. With
+            // threads and several blocks to decode, the chunk path below shares them out.
+            if !parallel || parts.len() < PARALLEL_MIN_BLOCKS {
+                let mut next = parts.iter();
+                let streamed =
+                    self.store
+                        .for_each_block(nchunk, &wanted, &mut |nblock, block| {
+                            let part = next.next().ok_or(Error::Data)?;
+                            if part.nblock != nblock || block.len() != bn {
+                                return Err(Error::Data);
+                            }
+                            copy_part(part, block, buffer)
+                        })?;
+                if streamed {
+                    return Ok(());
+                }
+            }
+            let mask: Vec<bool> = wanted.iter().map(|w| !w).collect();
             let mask = if mask.iter().any(|m| *m) {
                 Some(&mask[..])
             } else {
                 None
             };
             self.read_chunk(nchunk, mask, &mut data)?;
-            let bn = self.geom.block_nbytes();
-            for_each_block(&self.geom, coords, start, stop, |p| {
-                let block = &data[p.nblock * bn..(p.nblock + 1) * bn];
-                let src_start: Vec<i64> = (0..p.start.len())
-                    .map(|d| p.start[d] - p.block_origin[d])
-                    .collect();
-                let src_stop: Vec<i64> = (0..p.start.len())
-                    .map(|d| p.stop[d] - p.block_origin[d])
-                    .collect();
-                let dst_start: Vec<i64> =
-                    (0..p.start.len()).map(|d| p.start[d] - start[d]).collect();
-                copy_buffer(
-                    ts,
-                    block,
-                    &bshape,
-                    &src_start,
-                    &src_stop,
-                    buffer,
-                    buffershape,
-                    &dst_start,
-                )
-            })
+            for part in &parts {
+                let block = &data[part.nblock * bn..(part.nblock + 1) * bn];
+                copy_part(part, block, buffer)?;
+            }
+            Ok(())
         })
     }
 
@@ -748,6 +798,22 @@ impl<S: ChunkStore> Array<S> {
             dstop[axis] += old_shape[axis];
             self.set_slice_cbuffer(&buf, &cshape, &dstart, &dstop)
         })
+    }
+
+    /// Appends the array to itself along `axis` (`b2nd_concatenate` with the same array as both
+    /// sources, in place). The second half is read from an in-memory snapshot of the chunks
+    /// taken before the array grows: reading from the growing array itself would see the new
+    /// shape and its own freshly written chunks.
+    pub fn concatenate_self(&mut self, axis: usize) -> Result<()> {
+        let mut params = Params::<()>::new(
+            self.store.cparams().clone(),
+            &self.geom.shape,
+            &self.chunkshape(),
+            &self.blockshape(),
+        );
+        params.dparams = self.store.dparams().clone();
+        let snapshot = self.copy::<MemStore>(&params)?;
+        self.concatenate(&snapshot, axis)
     }
 
     /// A copy of the array with `params`' chunk and block shapes, compression and storage

@@ -52,6 +52,15 @@ impl ChunkStore for Schunk {
         let chunk = self.get_chunk(nchunk)?;
         decompress_defined(self.decompressor(), &chunk, dst, maskout)
     }
+    fn for_each_block(
+        &self,
+        nchunk: i64,
+        wanted: &[bool],
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        let chunk = self.get_chunk(nchunk)?;
+        self.decompressor().for_each_block(&chunk, wanted, f)
+    }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         compress_with(self.compressor(), data)
     }

@@ -39,6 +39,15 @@ pub trait ChunkStore: Sized {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize>;
+    /// Decodes the blocks of chunk `nchunk` that `wanted` marks one at a time, handing each to
+    /// `f` with its index (see `Decompressor::for_each_block`); `Ok(false)`, with `f` not
+    /// called, when the chunk must be decompressed whole instead.
+    fn for_each_block(
+        &self,
+        nchunk: i64,
+        wanted: &[bool],
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool>;
     /// Compresses `data` as one chunk with the store's parameters.
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>>;
     /// Adds a compressed chunk at the end; returns the new number of chunks.
@@ -190,6 +199,15 @@ impl ChunkStore for MemStore {
         let i = self.index(nchunk, self.chunks.len())?;
         let chunk = &self.chunks[i];
         decompress_defined(&self.decompressor, chunk, dst, maskout)
+    }
+    fn for_each_block(
+        &self,
+        nchunk: i64,
+        wanted: &[bool],
+        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        let i = self.index(nchunk, self.chunks.len())?;
+        self.decompressor.for_each_block(&self.chunks[i], wanted, f)
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         compress_with(&self.compressor, data)

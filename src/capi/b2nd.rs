@@ -893,6 +893,8 @@ pub unsafe extern "C" fn b2nd_to_cframe(
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() || urlpath.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1014,6 +1016,8 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
     buffersize: i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1036,6 +1040,8 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
     buffersize: i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() || start.is_null() || stop.is_null() || buffershape.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1067,6 +1073,8 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     array: *mut b2nd_array_t,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() || start.is_null() || stop.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1094,6 +1102,8 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
     buffersize: i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1170,6 +1180,8 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
     buffersize: i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         // SAFETY: per the contract (see selection_of); buffersize bytes of buffer, ndim extents.
         unsafe {
             let sel = selection_of(array, selection, selection_size, buffersize)?;
@@ -1191,6 +1203,8 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     buffersize: i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         // SAFETY: as in b2nd_get_orthogonal_selection.
         unsafe {
             let sel = selection_of(array, selection, selection_size, buffersize)?;
@@ -1214,6 +1228,8 @@ pub unsafe extern "C" fn b2nd_get_slice(
     stop: *const i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(src) }?;
         if src.is_null() || start.is_null() || stop.is_null() || array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1241,6 +1257,8 @@ pub unsafe extern "C" fn b2nd_copy(
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(src) }?;
         if src.is_null() || array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1258,6 +1276,10 @@ pub unsafe extern "C" fn b2nd_copy(
     })
 }
 
+/// Joins `src2` to `src1` along `axis`, into a copy made with `ctx` or (`copy` false) into
+/// `src1` itself. `src1` and `src2` may be the same array in both modes; in place, c-blosc2
+/// 3.3.5 then reads the second half from the already grown array and fails part way
+/// (-1 or -12, the array half written); here the array ends up holding its content twice.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_concatenate(
     ctx: *mut b2nd_context_s,
@@ -1268,6 +1290,10 @@ pub unsafe extern "C" fn b2nd_concatenate(
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(src1) }?;
+        // SAFETY: as above.
+        unsafe { follow_writer(src2) }?;
         if src1.is_null() || src2.is_null() || array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1290,6 +1316,11 @@ pub unsafe extern "C" fn b2nd_concatenate(
                     return Err(e);
                 }
                 *array = fresh;
+            } else if ptr::eq(src1, src2) {
+                // The core array owns its super-chunk while a call runs: the same handle
+                // cannot be taken twice, and the second half must be read before it grows.
+                with_array(src1, |a| a.concatenate_self(axis))?;
+                *array = src1.cast_mut();
             } else {
                 with_array(src2, |b| with_array(src1, |a| a.concatenate(b, axis)))?;
                 *array = src1.cast_mut();
@@ -1309,6 +1340,8 @@ unsafe fn view_of(
     f: impl FnOnce(&Array<Schunk>) -> Result<Array<Schunk>>,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() || view.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1370,6 +1403,8 @@ pub unsafe extern "C" fn b2nd_resize(
     start: *const i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() || new_shape.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1410,6 +1445,8 @@ pub unsafe extern "C" fn b2nd_insert(
     insert_start: i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1431,6 +1468,8 @@ pub unsafe extern "C" fn b2nd_append(
     axis: i8,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1452,6 +1491,8 @@ pub unsafe extern "C" fn b2nd_delete(
     delete_len: i64,
 ) -> c_int {
     run(|| {
+        // SAFETY: NULL or a live array per the API.
+        unsafe { follow_writer(array) }?;
         if array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1466,32 +1507,54 @@ pub unsafe extern "C" fn b2nd_delete(
 
 /// Re-reads a disk-based array another handle changed: the super-chunk is refreshed
 /// (`blosc2_schunk_refresh`: 1 when it changed, 0 when current or not on disk) and the public
-/// fields follow the new shape; a changed ndim, chunk shape or block shape is `Data`. Unlike
-/// c-blosc2, the data functions do not refresh by themselves (that would re-read the frame on
-/// every call): a reader calls this to follow a writer.
+/// fields follow the new shape; a changed ndim, chunk shape or block shape is
+/// BLOSC2_ERROR_DATA. As in c-blosc2, the data functions (slices, selections, copies, shape
+/// changes, save) do this first by themselves; calling it is for seeing another handle's shape
+/// change without touching data.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
-    run(|| {
-        // SAFETY: a live array per the contract.
-        let c = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?;
-        let (ndim, chunkshape, blockshape) = (c.ndim, c.chunkshape, c.blockshape);
-        // SAFETY: its live super-chunk handle.
-        let rc = unsafe { blosc2_schunk_refresh(c.sc) };
-        if rc <= 0 {
-            return Ok(rc);
-        }
-        // SAFETY: as above.
-        let sc = unsafe { schunk_ref(c.sc) }.ok_or(Error::NullPointer)?;
-        let m = read_meta(sc)?;
-        let n = m.ndim();
-        if n != ndim as usize
-            || m.chunkshape[..] != chunkshape[..n]
-            || m.blockshape[..] != blockshape[..n]
-        {
-            return Err(Error::Data);
-        }
-        // SAFETY: a live array; with_array rewrites its fields from the refreshed super-chunk.
-        unsafe { with_array(array, |_| Ok(())) }?;
-        Ok(rc)
-    })
+    // SAFETY: forwarded contract.
+    run(|| unsafe { refresh_array(array) })
+}
+
+/// The body of [`b2nd_refresh`].
+///
+/// # Safety
+/// `array` is NULL or a live array of ours.
+unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
+    // SAFETY: a live array per the contract.
+    let c = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?;
+    let (ndim, chunkshape, blockshape) = (c.ndim, c.chunkshape, c.blockshape);
+    // SAFETY: its live super-chunk handle.
+    let rc = unsafe { blosc2_schunk_refresh(c.sc) };
+    if rc <= 0 {
+        return Ok(rc);
+    }
+    // SAFETY: as above.
+    let sc = unsafe { schunk_ref(c.sc) }.ok_or(Error::NullPointer)?;
+    let m = read_meta(sc)?;
+    let n = m.ndim();
+    if n != ndim as usize
+        || m.chunkshape[..] != chunkshape[..n]
+        || m.blockshape[..] != blockshape[..n]
+    {
+        return Err(Error::Data);
+    }
+    // SAFETY: a live array; with_array rewrites its fields from the refreshed super-chunk.
+    unsafe { with_array(array, |_| Ok(())) }?;
+    Ok(rc)
+}
+
+/// What c-blosc2's data functions do first: an array on disk follows the changes another
+/// handle made to its frame (shape, chunks). A no-op for arrays in memory.
+///
+/// # Safety
+/// `array` is NULL or a live array of ours (C's `const` notwithstanding: c-blosc2 updates it
+/// the same way).
+unsafe fn follow_writer(array: *const b2nd_array_t) -> Result<()> {
+    // SAFETY: forwarded contract.
+    match unsafe { refresh_array(array.cast_mut()) }? {
+        rc if rc < 0 => Err(Error::from_code(rc).unwrap_or(Error::Failure)),
+        _ => Ok(()),
+    }
 }

@@ -13,8 +13,9 @@ use std::ptr;
 use libc::{c_char, c_int, c_void};
 
 use crate::capi::library::guard;
-use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context};
+use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context, OwnedContext};
 use crate::capi::schunk::schunk_layout;
+use crate::capi::tuner;
 use crate::capi::types::*;
 use crate::chunk::header::{
     ChunkHeader, Special, DOBITSHUFFLE, DOSHUFFLE, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
@@ -26,7 +27,7 @@ use crate::codecs::names;
 use crate::{global, Error, Result};
 
 /// Runs an entry point body: errors become their codes, a panic becomes `Failure`.
-fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
+pub(crate) fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
     guard(
         Error::Failure.code(),
         AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
@@ -210,23 +211,22 @@ fn apply_cctx_env(c: &mut blosc2_cparams) {
 // ------------------------------------------------------------------------------------------
 // Contexts
 
-/// Rejections at creation that c-blosc2 makes beyond the core's own (a tuner we do not have).
-fn create_cctx(cparams: &blosc2_cparams) -> Result<Context> {
+/// `blosc2_create_cctx`: the environment applied, the context boxed, then the tuner the
+/// parameters name (if any) initialised with it.
+fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
     let mut c = *cparams;
     apply_cctx_env(&mut c);
-    if c.tuner_id > 0 {
-        // No tuner can be registered, so a named one is never found.
-        return Err(Error::Tuner);
-    }
+    // c-blosc2 replaces an id <= 0 by its default tuner's (0, its automatic block size).
+    c.tuner_id = c.tuner_id.max(0);
     // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
     let layout = unsafe { schunk_layout(c.schunk) };
-    Context::new_compress(&c, |p| p.layout = layout)
+    tuner::boxed_with_tuner(Context::new_compress(&c, |p| p.layout = layout)?, &c)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context_s {
     guard(ptr::null_mut(), || {
-        create_cctx(&cparams).map_or(ptr::null_mut(), Context::into_handle)
+        create_cctx(&cparams).map_or(ptr::null_mut(), OwnedContext::into_raw)
     })
 }
 
@@ -260,7 +260,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
 ) -> c_int {
     run(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
         if cparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -277,7 +277,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
 ) -> c_int {
     run(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
         if dparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -315,8 +315,9 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     destsize: i32,
 ) -> c_int {
     run(|| {
+        // Read-only: a tuner or prefilter called during the compression may read the context.
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
         let compressor = ctx.compressor()?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
@@ -474,9 +475,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
 // The global API
 
 fn ensure_init() {
-    if !global::settings().initialized {
-        global::init();
-    }
+    crate::capi::library::init_library();
 }
 
 /// `blosc2_compress`: the environment first (c-blosc2 stores what it finds in the global
@@ -536,7 +535,7 @@ fn global_compress(
         c.nthreads = s.nthreads;
         c.splitmode = s.splitmode;
         let ctx = create_cctx(&c).map_err(|_| Error::NullPointer)?;
-        return len_of(ctx.compressor()?.compress(src, dst)?);
+        return len_of(ctx.get().compressor()?.compress(src, dst)?);
     }
 
     if src.len() as i64 > MAX_BUFFERSIZE || dst.len() < MAX_OVERHEAD {
@@ -986,7 +985,8 @@ fn special_chunk(
         return Err(Error::Data);
     }
     let ctx = create_cctx(cparams).map_err(|_| Error::NullPointer)?;
-    let params = ctx.compressor()?.params();
+    let params = ctx.get().compressor()?.params();
+    params.consult_tuner()?;
     if nbytes as i64 > MAX_BUFFERSIZE {
         return Err(Error::MaxBufsizeExceeded);
     }
@@ -1079,8 +1079,9 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     destsize: i32,
 ) -> c_int {
     run(|| {
-        // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        // SAFETY: context is NULL or a live handle, per the API (read-only, as in
+        // blosc2_compress_ctx).
+        let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
         let compressor = ctx.compressor()?;
         if nblocks <= 0 {
             return Err(Error::InvalidParam);
@@ -1212,7 +1213,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
 ///
 /// # Safety
 /// `s` is NULL or a NUL-terminated string.
-unsafe fn name_of(s: *const c_char) -> String {
+pub(crate) unsafe fn name_of(s: *const c_char) -> String {
     if s.is_null() {
         return String::new();
     }

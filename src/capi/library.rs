@@ -64,7 +64,16 @@ fn malloc_string(s: &str) -> *mut c_char {
 
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_init() {
-    guard((), global::init)
+    guard((), init_library)
+}
+
+/// What `blosc2_init` does (also done implicitly by the global compression functions, as in
+/// c-blosc2): nothing when the library is initialised; otherwise the tuner registry starts over.
+pub(crate) fn init_library() {
+    if !global::settings().initialized {
+        crate::capi::tuner::reset_registry();
+    }
+    global::init();
 }
 
 #[no_mangle]

@@ -15,8 +15,11 @@ mod plugin_loader;
 pub mod schunk;
 pub mod shuffle;
 pub mod stdio;
+pub mod tuner;
 pub mod types;
 
+#[cfg(test)]
+mod b2nd_tests;
 #[cfg(test)]
 mod panic_guard_tests;
 #[cfg(rblosc2_pending)]

@@ -77,7 +77,7 @@ fn current_nchunk(schunk: *mut c_void) -> i64 {
 
 /// Where a context's callbacks find the context handle they report in `ctx` (known only once
 /// the context is boxed, after the params were converted).
-type HandleCell = Arc<AtomicPtr<blosc2_context_s>>;
+pub(crate) type HandleCell = Arc<AtomicPtr<blosc2_context_s>>;
 
 /// Runs `f` with this thread's scratch buffer for a callback on a block of `block_len` bytes
 /// (c-blosc2 lends its worker's temporary buffer, 4 blocks plus 64 bytes, as `ttmp`).
@@ -451,6 +451,7 @@ fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
         user_codec,
         user_filters,
         layout: None,
+        tuner: crate::capi::tuner::hook_for(c, handle),
         owner: Some(Arc::new(extras)),
     }
 }
@@ -547,6 +548,42 @@ pub(crate) fn dparams_to_c(p: &DParams) -> blosc2_dparams {
         postfilter: x.postfilter,
         postparams: x.postparams,
         typesize: p.typesize,
+    }
+}
+
+/// A boxed context (a `blosc2_context *`) that Rust code owns: freed on drop unless given to C
+/// with [`OwnedContext::into_raw`].
+pub(crate) struct OwnedContext(*mut blosc2_context_s);
+
+impl OwnedContext {
+    /// The handle C will see (the one tuners receive).
+    pub fn as_ptr(&self) -> *mut blosc2_context_s {
+        self.0
+    }
+
+    pub fn get(&self) -> &Context {
+        // SAFETY: the box made by `Context::into_owned`, alive until drop or into_raw.
+        unsafe { &*self.0.cast::<Context>() }
+    }
+
+    pub fn get_mut(&mut self) -> &mut Context {
+        // SAFETY: as in `get`; `&mut self` makes this the only reference made through the
+        // handle (C has not seen it yet, or is not using it during this call).
+        unsafe { &mut *self.0.cast::<Context>() }
+    }
+
+    /// Gives the handle to C (freed by `blosc2_free_ctx`).
+    pub fn into_raw(self) -> *mut blosc2_context_s {
+        let p = self.0;
+        std::mem::forget(self);
+        p
+    }
+}
+
+impl Drop for OwnedContext {
+    fn drop(&mut self) {
+        // SAFETY: the box made by `Context::into_owned`, not given to C.
+        unsafe { Context::free_handle(self.0) }
     }
 }
 
@@ -662,6 +699,21 @@ impl Context {
         let raw = Box::into_raw(Box::new(self)).cast::<blosc2_context_s>();
         cell.store(raw, Ordering::Release);
         raw
+    }
+
+    /// Boxes the context into a handle that Rust code owns until it gives it to C.
+    pub fn into_owned(self) -> OwnedContext {
+        OwnedContext(self.into_handle())
+    }
+
+    /// The context behind a handle, for reading only; None for NULL.
+    ///
+    /// # Safety
+    /// `h` is NULL or a live handle from [`Context::into_handle`], not mutated meanwhile (a
+    /// user callback running during a compression may read its context through this).
+    pub unsafe fn ref_from_handle<'a>(h: *mut blosc2_context_s) -> Option<&'a Context> {
+        // SAFETY: per the contract, a non-NULL h is a Box<Context> we leaked.
+        unsafe { h.cast::<Context>().as_ref() }
     }
 
     /// The context behind a handle; None for NULL.

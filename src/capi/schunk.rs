@@ -21,6 +21,7 @@ use libc::{c_char, c_int, c_void};
 use crate::capi::io::{destroy_io, io_from_c, FILESYSTEM_NAME};
 use crate::capi::library::{c_str, guard};
 use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
+use crate::capi::tuner;
 use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
@@ -179,13 +180,13 @@ impl SchunkHandle {
         });
         let at: *mut blosc2_schunk = &mut h.mirror;
         h.schunk = build(at)?;
-        h.attach();
+        h.attach()?;
         Ok(Box::into_raw(h).cast())
     }
 
     /// Points the mirror's storage and contexts at the handle's own copies (once, after the
     /// super-chunk is in place).
-    fn attach(&mut self) {
+    fn attach(&mut self) -> Result<()> {
         let at: *mut blosc2_schunk = &mut self.mirror;
         self.cparams = cparams_to_c(self.schunk.cparams());
         self.cparams.schunk = at.cast();
@@ -212,8 +213,14 @@ impl SchunkHandle {
             Context::free_handle(self.mirror.cctx);
             Context::free_handle(self.mirror.dctx);
         }
-        self.mirror.cctx = Context::new_compress(&self.cparams, |_| {})
-            .map_or(ptr::null_mut(), Context::into_handle);
+        self.mirror.cctx = ptr::null_mut();
+        self.mirror.dctx = ptr::null_mut();
+        // As c-blosc2's blosc2_create_cctx for the super-chunk: a tuner the parameters name is
+        // initialised with the new context, and the super-chunk fails to exist if it refuses.
+        self.mirror.cctx = match Context::new_compress(&self.cparams, |_| {}) {
+            Ok(ctx) => tuner::boxed_with_tuner(ctx, &self.cparams)?.into_raw(),
+            Err(_) => ptr::null_mut(),
+        };
         self.mirror.dctx = Context::new_decompress(&self.dparams, |_| {})
             .map_or(ptr::null_mut(), Context::into_handle);
         // SAFETY: the context just created above, owned by this handle.
@@ -223,6 +230,7 @@ impl SchunkHandle {
         self.mirror.current_nchunk = 0;
         self.cctx_blocksize = self.schunk.cparams().blocksize;
         self.sync();
+        Ok(())
     }
 
     /// Re-syncs the mirror's public fields with the super-chunk.

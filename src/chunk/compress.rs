@@ -243,6 +243,8 @@ pub(crate) fn compress(
     src: &[u8],
     dst: &mut [u8],
 ) -> Result<usize> {
+    // c-blosc2 asks the tuner first, before it checks sizes or parameters.
+    params.consult_tuner()?;
     validate(params)?;
     if src.len() as i64 > MAX_BUFFERSIZE {
         return Err(Error::MaxBufsizeExceeded);

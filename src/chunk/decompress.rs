@@ -599,3 +599,76 @@ pub(crate) fn getitem_bytes_with(
         Ok(written)
     })
 }
+
+/// Decodes the blocks of chunk `src` that `wanted` marks, one at a time into a block-sized
+/// scratch buffer, and hands each to `f` with its index, in block order: a caller that copies
+/// parts of some blocks elsewhere (a b2nd slice) keeps its working set to one block instead of
+/// writing the whole chunk out and reading it back. DELTA's reference, block 0, is decoded
+/// once whether wanted or not.
+///
+/// Returns `Ok(false)` without calling `f` for chunks decoded whole anyway (special values,
+/// VL blocks, lazy chunks, a postfilter) or whose block count is not `wanted.len()`.
+pub fn for_each_block(
+    dparams: &DParams,
+    src: &[u8],
+    wanted: &[bool],
+    mut f: impl FnMut(usize, &[u8]) -> Result<()>,
+) -> Result<bool> {
+    let header = ChunkHeader::parse(src)?;
+    if header.special_raw() != 0
+        || header.is_vl_blocks()
+        || header.is_lazy()
+        || header.nbytes == 0
+        || dparams.postfilter.is_some()
+    {
+        return Ok(false);
+    }
+    let chunk = Chunk::open_with(src, header.nbytes as usize, None)?;
+    if chunk.nblocks != wanted.len() {
+        return Ok(false);
+    }
+    let memcpyed = chunk.header.memcpyed();
+    let bs = chunk.header.blocksize as usize;
+    let steps = pipeline::backward_steps(&chunk.header.filters, &chunk.header.filters_meta);
+    let bw = Backward {
+        steps: &steps,
+        typesize: chunk.header.typesize as usize,
+        format_version: chunk.header.version,
+        dparams,
+    };
+    with_scratch(|s| -> Result<bool> {
+        let mut dref_store = std::mem::take(&mut s.getitem_dref);
+        let mut block_store = std::mem::take(&mut s.getitem_block);
+        let mut run = || -> Result<()> {
+            let dref: Option<&[u8]> = if !memcpyed && chunk.has_delta() {
+                chunk.check_block_start(0)?;
+                let d = reuse(&mut dref_store, chunk.block_len(0));
+                chunk.decode_block(&bw, 0, d, None, 0, s)?;
+                Some(d)
+            } else {
+                None
+            };
+            for (nblock, _) in wanted.iter().enumerate().filter(|(_, w)| **w) {
+                if nblock == 0 {
+                    if let Some(d) = dref {
+                        f(0, d)?;
+                        continue;
+                    }
+                }
+                let block = reuse(&mut block_store, chunk.block_len(nblock));
+                if memcpyed {
+                    chunk.fill_plain(nblock * bs, block)?;
+                } else {
+                    chunk.check_block_start(nblock)?;
+                    chunk.decode_block(&bw, nblock, block, dref, 0, s)?;
+                }
+                f(nblock, block)?;
+            }
+            Ok(())
+        };
+        let r = run();
+        s.getitem_dref = dref_store;
+        s.getitem_block = block_store;
+        r.map(|()| true)
+    })
+}

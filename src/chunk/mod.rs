@@ -155,6 +155,17 @@ impl Decompressor {
         )
     }
 
+    /// Decodes the blocks of chunk `src` that `wanted` marks one at a time, passing each to
+    /// `f` (see [`decompress::for_each_block`]); `Ok(false)` when the chunk is not one it handles.
+    pub fn for_each_block(
+        &self,
+        src: &[u8],
+        wanted: &[bool],
+        f: impl FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        decompress::for_each_block(&self.params, src, wanted, f)
+    }
+
     /// `getitem_bytes` for a lazy chunk (blocks fetched through `reader`) or a regular one.
     pub fn getitem_bytes_with(
         &self,

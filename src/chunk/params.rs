@@ -76,6 +76,16 @@ pub trait UserFilter: Send + Sync {
     ) -> i32;
 }
 
+/// A compression tuner (c-blosc2's `blosc2_tuner`), as the core sees it: consulted once before
+/// each chunk is compressed with the parameters it rides in. It observes and may veto; it cannot
+/// change the parameters (c-blosc2's tuners do that by writing its private context, which has no
+/// public counterpart).
+pub trait Tuner: Send + Sync {
+    /// c-blosc2's `next_blocksize` hook, run before the chunk's block size is chosen. An error
+    /// aborts the compression with that error.
+    fn next_blocksize(&self, params: &CParams) -> crate::Result<()>;
+}
+
 /// Per-block callback run before the filters (prefilter) or after them (postfilter).
 pub trait BlockCallback: Send + Sync {
     /// `input` is the block's source (for a prefilter: the chunk's source bytes of this block),
@@ -139,8 +149,20 @@ pub struct CParams {
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
     /// The layout of the array this context compresses for, when it has one.
     pub layout: Option<Arc<ArrayLayout>>,
+    /// Consulted before each compression (see [`Tuner`]).
+    pub tuner: Option<Arc<dyn Tuner>>,
     /// Data of the layer above the core, passed along untouched (see [`Owner`]).
     pub owner: Option<Owner>,
+}
+
+impl CParams {
+    /// Runs the tuner's hook, if there is one, before a compression with these parameters.
+    pub fn consult_tuner(&self) -> crate::Result<()> {
+        match &self.tuner {
+            Some(t) => t.next_blocksize(self),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Default for CParams {
@@ -162,6 +184,7 @@ impl Default for CParams {
             user_codec: None,
             user_filters: Vec::new(),
             layout: None,
+            tuner: None,
             owner: None,
         }
     }

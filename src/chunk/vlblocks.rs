@@ -13,10 +13,12 @@ use crate::{Error, Result};
 
 /// Compresses `blocks` into one VL-block chunk in `dst`; returns its size (0 if it does not fit).
 pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<usize> {
-    super::compress::validate(params)?;
     if blocks.is_empty() || blocks.iter().any(|b| b.is_empty()) {
         return Err(Error::InvalidParam);
     }
+    // As for regular chunks, c-blosc2 asks the tuner before it checks the parameters.
+    params.consult_tuner()?;
+    super::compress::validate(params)?;
     let total: usize = blocks.iter().map(|b| b.len()).sum();
     if total as i64 > MAX_BUFFERSIZE {
         return Err(Error::MaxBufsizeExceeded);

@@ -3,9 +3,9 @@
 //! How it works: this module is compiled only under `cfg(rblosc2_pending)`, which no build ever
 //! enables, so none of these functions is exported from libblosc2 (a program using one fails to
 //! link instead of calling a stub).  build.rs runs cbindgen over these files directly, so their
-//! declarations still appear in the generated headers (one file per header: blosc2.rs ->
-//! blosc2.h, registry.rs -> the
-//! blosc2/*-registry.h headers).  The bodies are placeholders that are never compiled.
+//! declarations still appear in the generated headers (one file per header: registry.rs -> the
+//! blosc2/*-registry.h headers; a file for another header goes in that header's `srcs` in
+//! build.rs).  The bodies are placeholders that are never compiled.
 //!
 //! To implement a function: move its `#[no_mangle] pub unsafe extern "C" fn` from here into the
 //! capi area file that owns it (keeping the exact signature), write the real body there, and make
@@ -17,5 +17,4 @@
 //! parameters, which cbindgen cannot spell) are declared in the cbindgen/*-epilogue.h fragments;
 //! cbindgen skips them wherever their Rust definition lives.
 
-mod blosc2;
 mod registry;
