@@ -344,6 +344,51 @@ plugin_mutate() {
   done
 }
 
+# dynamic_plugins: codecs and filters registered without functions, loaded by each library from
+# the tiny plugins in dynplugins/ (libblosc2_<name>.so, found through LD_LIBRARY_PATH as a C user
+# installs them) or through the path a Python package prints (as pip installs them): same sizes,
+# bytes and error codes, and each library reads the other's chunks.
+build_dynamic_plugins() {
+  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
+  local d=$BUILD/dynplugins
+  mkdir -p "$d" &&
+    $CC $CFLAGS -shared -fPIC -o "$d/libblosc2_rbtest_codec.so" "$HERE/dynplugins/codec.c" &&
+    $CC $CFLAGS -shared -fPIC -o "$d/libblosc2_grok.so" "$HERE/dynplugins/codec.c" &&
+    $CC $CFLAGS -shared -fPIC -DBROKEN_INFO -o "$d/libblosc2_rbtest_broken.so" "$HERE/dynplugins/codec.c" &&
+    $CC $CFLAGS -shared -fPIC -DNO_INFO -o "$d/libblosc2_rbtest_noinfo.so" "$HERE/dynplugins/codec.c" &&
+    $CC $CFLAGS -shared -fPIC -o "$d/libblosc2_rbtest_filter.so" "$HERE/dynplugins/filter.c" &&
+    mkdir -p "$d/python" &&
+    $CC $CFLAGS -shared -fPIC -o "$d/python/libblosc2_rbtest_py.so" "$HERE/dynplugins/codec.c" &&
+    printf 'def print_libpath():\n    print("%s", end="")\n' "$d/python/libblosc2_rbtest_py.so" \
+      >"$d/python/blosc2_rbtest_py.py" &&
+    $CC $CFLAGS -o "$BUILD/bin/dynamic_plugins" "$HERE/dynamic_plugins.c" -I"$REF/include" \
+      -L"$REF/lib" -l:libblosc2.so.9
+}
+
+# dynamic_plugins_run MODE LIBDIR NAME [CHUNKDIR]: one run, output in $BUILD/out/dynamic_plugins.NAME.
+dynamic_plugins_run() {
+  local mode=$1 lib=$2 name=$3 dir=${4:-$BUILD/dynplugins-$3}
+  [ -x "$BUILD/bin/dynamic_plugins" ] || { echo "not built"; return 1; }
+  mkdir -p "$dir"
+  PYTHONPATH=$BUILD/dynplugins/python LD_LIBRARY_PATH=$lib:$BUILD/dynplugins \
+    timeout 600 "$BUILD/bin/dynamic_plugins" "$mode" "$dir" \
+    >"$BUILD/out/dynamic_plugins.$name" 2>/dev/null
+  local rc=$?
+  tail -n 1 "$BUILD/out/dynamic_plugins.$name"
+  return $rc
+}
+
+dynamic_plugins_same() {
+  local a=$BUILD/out/dynamic_plugins.$1 b=$BUILD/out/dynamic_plugins.$2
+  [ -f "$a" ] && [ -f "$b" ] || { echo "missing outputs"; return 1; }
+  diff -u "$a" "$b" && echo "same output"
+}
+
+dynamic_plugins_broken() {
+  dynamic_plugins_run broken "$LIBDIR" broken >/dev/null
+  grep -x "broken-info: compress -7, again -7" "$BUILD/out/dynamic_plugins.broken"
+}
+
 # The example arrays open with the same metadata and data under both libraries.
 b2nd_examples() {
   [ -x "$BUILD/bin/b2nd_interop" ] || { echo "not built"; return 1; }
@@ -459,6 +504,15 @@ run_test plugin-interop-ref-to-ours plugin_interop_run "${REF:-/nonexistent}/lib
 run_test plugin-interop-identical-bytes plugin_interop_identical
 run_test plugin-refusals plugin_refusals
 run_test plugin-mutate plugin_mutate
+run_test dynamic-plugins-build build_dynamic_plugins
+run_test dynamic-plugins-write-ref dynamic_plugins_run write "${REF:-/nonexistent}/lib" write-ref
+run_test dynamic-plugins-write-ours dynamic_plugins_run write "$LIBDIR" write-ours
+run_test dynamic-plugins-same-writes dynamic_plugins_same write-ref write-ours
+run_test dynamic-plugins-identical-chunks diff -r "$BUILD/dynplugins-write-ref" "$BUILD/dynplugins-write-ours"
+run_test dynamic-plugins-ref-reads-ours dynamic_plugins_run read "${REF:-/nonexistent}/lib" read-ref "$BUILD/dynplugins-write-ours"
+run_test dynamic-plugins-ours-reads-ref dynamic_plugins_run read "$LIBDIR" read-ours "$BUILD/dynplugins-write-ref"
+run_test dynamic-plugins-same-reads dynamic_plugins_same read-ref read-ours
+run_test dynamic-plugins-broken-info dynamic_plugins_broken
 
 if [ "${RBLOSC2_MUTATE:-1}" != 0 ]; then
   run_test mutation-suite env MUTATE_OUT="$BUILD/mutate" "$HERE/mutate.sh" "$PREFIX"

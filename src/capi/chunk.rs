@@ -1227,16 +1227,14 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
     run(|| {
         // SAFETY: codec is NULL or points to a blosc2_codec, per the API.
         let c = unsafe { codec.as_ref() }.ok_or(Error::InvalidParam)?;
+        // SAFETY: compname is NULL or a C string, per the API.
+        let name = unsafe { name_of(c.compname) };
         registry::register_codec(registry::CodecEntry {
             id: c.compcode,
-            // SAFETY: compname is NULL or a C string, per the API.
-            name: unsafe { name_of(c.compname) },
+            name: name.clone(),
             complib: c.complib,
             version: c.version,
-            codec: std::sync::Arc::new(CCodec {
-                encoder: c.encoder,
-                decoder: c.decoder,
-            }),
+            codec: std::sync::Arc::new(CCodec::new(name, c.encoder, c.decoder)),
         })?;
         Ok(0)
     })
@@ -1247,16 +1245,13 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
     run(|| {
         // SAFETY: filter is NULL or points to a blosc2_filter, per the API.
         let f = unsafe { filter.as_ref() }.ok_or(Error::InvalidParam)?;
+        // SAFETY: name is NULL or a C string, per the API.
+        let name = unsafe { name_of(f.name) };
         registry::register_filter(registry::FilterEntry {
             id: f.id,
-            // SAFETY: name is NULL or a C string, per the API.
-            name: unsafe { name_of(f.name) },
+            name: name.clone(),
             version: f.version,
-            filter: std::sync::Arc::new(CFilter {
-                id: f.id,
-                forward: f.forward,
-                backward: f.backward,
-            }),
+            filter: std::sync::Arc::new(CFilter::new(f.id, name, f.forward, f.backward)),
         })?;
         Ok(0)
     })

@@ -11,6 +11,7 @@ pub mod io;
 pub mod library;
 pub mod meta;
 pub(crate) mod params;
+mod plugin_loader;
 pub mod schunk;
 pub mod shuffle;
 pub mod stdio;

@@ -12,10 +12,11 @@
 
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use libc::{c_int, c_void};
 
+use crate::capi::plugin_loader;
 use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::params::{ArrayLayout, BlockCallback, BlockInfo, UserCodec, UserFilter};
@@ -175,9 +176,13 @@ impl BlockCallback for CPostfilter {
 }
 
 /// A codec registered from C (`blosc2_register_codec`), as the core's registry holds it.
+/// Registered without an encoder or decoder, it loads them from its plugin library
+/// (`libblosc2_<name>.so`, see `plugin_loader`) when a chunk first needs the missing one.
 pub(crate) struct CCodec {
+    pub name: String,
     pub encoder: blosc2_codec_encoder_cb,
     pub decoder: blosc2_codec_decoder_cb,
+    pub loaded: OnceLock<(blosc2_codec_encoder_cb, blosc2_codec_decoder_cb)>,
 }
 
 // SAFETY: plain function pointers.
@@ -185,9 +190,46 @@ unsafe impl Send for CCodec {}
 // SAFETY: plain function pointers.
 unsafe impl Sync for CCodec {}
 
+impl CCodec {
+    pub fn new(
+        name: String,
+        encoder: blosc2_codec_encoder_cb,
+        decoder: blosc2_codec_decoder_cb,
+    ) -> Self {
+        CCodec {
+            name,
+            encoder,
+            decoder,
+            loaded: OnceLock::new(),
+        }
+    }
+
+    /// The plugin's encoder and decoder, loaded on first success (a failure is retried).
+    fn plugin(&self) -> Option<(blosc2_codec_encoder_cb, blosc2_codec_decoder_cb)> {
+        if let Some(pair) = self.loaded.get() {
+            return Some(*pair);
+        }
+        let f = plugin_loader::load_plugin(&self.name)?;
+        // SAFETY: the plugin interface makes `info.encoder`/`info.decoder` name functions of
+        // c-blosc2's encoder/decoder signatures; both addresses are non-NULL.
+        let pair = unsafe {
+            (
+                std::mem::transmute::<*mut c_void, blosc2_codec_encoder_cb>(f.first),
+                std::mem::transmute::<*mut c_void, blosc2_codec_decoder_cb>(f.second),
+            )
+        };
+        Some(*self.loaded.get_or_init(|| pair))
+    }
+}
+
 impl UserCodec for CCodec {
+    fn encoder_available(&self) -> bool {
+        self.encoder.is_some() || self.plugin().is_some_and(|p| p.0.is_some())
+    }
+
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams) -> i32 {
-        let Some(encoder) = self.encoder else {
+        let encoder = self.encoder.or_else(|| self.plugin().and_then(|p| p.0));
+        let Some(encoder) = encoder else {
             return Error::CodecSupport.code();
         };
         // Each call gets its own copy, whose `schunk` is the context's super-chunk.
@@ -207,7 +249,8 @@ impl UserCodec for CCodec {
     }
 
     fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams) -> i32 {
-        let Some(decoder) = self.decoder else {
+        let decoder = self.decoder.or_else(|| self.plugin().and_then(|p| p.1));
+        let Some(decoder) = decoder else {
             return Error::CodecSupport.code();
         };
         let mut dp = dparams_to_c(params);
@@ -226,17 +269,54 @@ impl UserCodec for CCodec {
     }
 }
 
-/// A filter registered from C (`blosc2_register_filter`).
+/// A filter registered from C (`blosc2_register_filter`). Registered without its forward or
+/// backward function, it loads them from its plugin library as [`CCodec`] does.
 pub(crate) struct CFilter {
     pub id: u8,
+    pub name: String,
     pub forward: blosc2_filter_forward_cb,
     pub backward: blosc2_filter_backward_cb,
+    pub loaded: OnceLock<(blosc2_filter_forward_cb, blosc2_filter_backward_cb)>,
 }
 
 // SAFETY: plain function pointers.
 unsafe impl Send for CFilter {}
 // SAFETY: plain function pointers.
 unsafe impl Sync for CFilter {}
+
+impl CFilter {
+    pub fn new(
+        id: u8,
+        name: String,
+        forward: blosc2_filter_forward_cb,
+        backward: blosc2_filter_backward_cb,
+    ) -> Self {
+        CFilter {
+            id,
+            name,
+            forward,
+            backward,
+            loaded: OnceLock::new(),
+        }
+    }
+
+    /// The plugin's forward and backward functions, loaded on first success.
+    fn plugin(&self) -> Option<(blosc2_filter_forward_cb, blosc2_filter_backward_cb)> {
+        if let Some(pair) = self.loaded.get() {
+            return Some(*pair);
+        }
+        let f = plugin_loader::load_plugin(&self.name)?;
+        // SAFETY: the plugin interface makes `info.forward`/`info.backward` name functions of
+        // c-blosc2's filter signatures; both addresses are non-NULL.
+        let pair = unsafe {
+            (
+                std::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(f.first),
+                std::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(f.second),
+            )
+        };
+        Some(*self.loaded.get_or_init(|| pair))
+    }
+}
 
 impl UserFilter for CFilter {
     fn forward(
@@ -248,7 +328,8 @@ impl UserFilter for CFilter {
         _nblock: i32,
         _typesize: i32,
     ) -> i32 {
-        let Some(forward) = self.forward else {
+        let forward = self.forward.or_else(|| self.plugin().and_then(|p| p.0));
+        let Some(forward) = forward else {
             return Error::FilterPipeline.code();
         };
         let len = src.len().min(dst.len()) as i32;
@@ -266,7 +347,8 @@ impl UserFilter for CFilter {
         _nblock: i32,
         typesize: i32,
     ) -> i32 {
-        let Some(backward) = self.backward else {
+        let backward = self.backward.or_else(|| self.plugin().and_then(|p| p.1));
+        let Some(backward) = backward else {
             return Error::FilterPipeline.code();
         };
         let len = src.len().min(dst.len()) as i32;
@@ -278,8 +360,37 @@ impl UserFilter for CFilter {
     }
 }
 
+/// The codecs c-blosc2 3.3.5 registers at init without functions (its `codecs-registry.c`),
+/// which it loads from `libblosc2_<name>.so` when first used: (id, name).
+const PLUGIN_CODECS: [(u8, &str); 5] = [
+    (36, "openhtj2k"),
+    (37, "grok"),
+    (38, "openzl"),
+    (39, "j2k"),
+    (40, "htj2k"),
+];
+
+/// Puts [`PLUGIN_CODECS`] in the registry (once), before the C layer first resolves codecs for
+/// a context, so a plugin built for c-blosc2 (blosc2_grok, ...) is loaded on ours the same way.
+/// Their `complib` is their id, as c-blosc2 registers them.
+pub(crate) fn ensure_plugin_codecs() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        for (id, name) in PLUGIN_CODECS {
+            registry::register_global_codec(registry::CodecEntry {
+                id,
+                name: name.into(),
+                complib: id,
+                version: 1,
+                codec: Arc::new(CCodec::new(name.into(), None, None)),
+            });
+        }
+    });
+}
+
 /// The user codec a compression needs and the user filters it names, from the registry.
 fn registered_for(compcode: u8, filters: &[u8; 6]) -> (Option<Arc<dyn UserCodec>>, UserFilters) {
+    ensure_plugin_codecs();
     let codec = if codecs::is_builtin(compcode) {
         None
     } else {
@@ -402,6 +513,7 @@ fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
             handle: handle.clone(),
         }) as Arc<dyn BlockCallback>
     });
+    ensure_plugin_codecs();
     DParams {
         nthreads: c.nthreads,
         typesize: c.typesize,

@@ -154,6 +154,9 @@ pub(crate) fn encode_stream(
 ) -> Result<usize> {
     match &params.user_codec {
         Some(uc) if !codecs::is_builtin(params.compcode) => {
+            if !uc.encoder_available() {
+                return Err(Error::CodecSupport);
+            }
             let r = uc.encode(stream, dst, params.compcode_meta, params);
             // c-blosc2 answers any negative encoder result with BLOSC2_ERROR_DATA.
             if r < 0 {

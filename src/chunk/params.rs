@@ -36,6 +36,12 @@ pub struct ArrayLayout {
 
 /// A user-registered codec, as the core sees it.
 pub trait UserCodec: Send + Sync {
+    /// Whether the encoder can run. A codec whose code is loaded on demand (a C plugin) loads
+    /// it here; false makes the compression fail with `CodecSupport`, as c-blosc2 fails when it
+    /// cannot load a codec, where a failing encoder gives `Data`.
+    fn encoder_available(&self) -> bool {
+        true
+    }
     /// Returns the compressed size, 0 if it did not fit, negative on error.
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams) -> i32;
     /// Returns the decompressed size, negative on error.

@@ -101,6 +101,17 @@ pub fn register_filter(entry: FilterEntry) -> Result<()> {
     Ok(())
 }
 
+/// Adds a codec of the range c-blosc2 reserves for the plugins it registers at init (32..160),
+/// unless that id is taken: how the C layer adds the plugin codecs whose code c-blosc2 loads
+/// from a shared library. Not for users, whose codecs go through [`register_codec`].
+pub(crate) fn register_global_codec(entry: CodecEntry) {
+    let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
+    let reserved = (GLOBAL_REGISTERED_START..USER_REGISTERED_START).contains(&entry.id);
+    if reserved && !codecs.iter().any(|c| c.id == entry.id) {
+        codecs.push(entry);
+    }
+}
+
 /// The registered codec with this id.
 pub fn codec(id: u8) -> Option<CodecEntry> {
     let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());

@@ -1,0 +1,175 @@
+//! Dynamic plugins: a codec or filter registered from C without its functions (encoder/decoder
+//! or forward/backward NULL) is looked up in a shared library the first time a chunk needs it,
+//! as c-blosc2 3.3.5 does, so plugins built for c-blosc2 (blosc2_grok, blosc2_openhtj2k, ...)
+//! load on ours unchanged.
+//!
+//! How the library is found, in c-blosc2's order:
+//! 1. `dlopen("libblosc2_<name>.so", RTLD_LAZY)`: the dynamic loader's usual search
+//!    (`LD_LIBRARY_PATH`, the loading object's RUNPATH, the ld.so cache, the system directories).
+//!    This is the path for C users: install the plugin where the loader finds it.
+//! 2. Otherwise the path printed by `python -c "import blosc2_<name>; blosc2_<name>.print_libpath()"`,
+//!    then by the same with `python3`: where pip installs the Python packages of these plugins.
+//!    c-blosc2 runs that command through the shell (`popen`); we run the interpreter directly, with
+//!    no shell and the name only after it passed the check below, and keep its stderr unless
+//!    `BLOSC_TRACE` is set (the reference lets Python's traceback reach the caller's stderr).
+//!
+//! Names other than ASCII letters, digits and `_` are refused before anything is tried, as the
+//! reference refuses them: the name becomes part of a file name and of Python code.
+//!
+//! The library must export `info`, a struct of two C-string pointers naming the two functions
+//! (`codec_info {encoder, decoder}` / `filter_info {forward, backward}` in the reference headers),
+//! and those functions. A library that lacks any of them is closed again and the load fails.
+//! A loaded library stays loaded for the life of the process (its functions are kept); a failed
+//! load is retried at the next use, as in c-blosc2.
+
+use std::ffi::{CStr, CString};
+use std::process::{Command, Stdio};
+
+use libc::{c_char, c_void};
+
+/// The layout of the plugin's `info` symbol (c-blosc2's `codec_info` and `filter_info`).
+#[repr(C)]
+struct PluginInfo {
+    first: *const c_char,
+    second: *const c_char,
+}
+
+/// The addresses of the two functions a plugin's `info` names (encoder and decoder, or forward
+/// and backward), both non-NULL.
+#[derive(Clone, Copy)]
+pub(crate) struct PluginFunctions {
+    pub first: *mut c_void,
+    pub second: *mut c_void,
+}
+
+// SAFETY: addresses of functions in a library that is never unloaded; calling them from any
+// thread is what plugins written for c-blosc2 (which calls them from its worker threads) allow.
+unsafe impl Send for PluginFunctions {}
+// SAFETY: as for Send; the addresses are never written after the load.
+unsafe impl Sync for PluginFunctions {}
+
+/// Whether c-blosc2 would try to load a plugin of this name (ASCII letters, digits and `_`).
+pub(crate) fn valid_plugin_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn tracing() -> bool {
+    std::env::var_os("BLOSC_TRACE").is_some()
+}
+
+fn trace(msg: &str) {
+    if tracing() {
+        eprintln!("[error] - {msg}");
+    }
+}
+
+/// `dlopen(path, RTLD_LAZY)`, or None.
+fn open(path: &str) -> Option<*mut c_void> {
+    let path = CString::new(path).ok()?;
+    // SAFETY: `path` is a NUL-terminated string that outlives the call; dlopen has no other
+    // precondition (running the library's constructors is what loading a plugin means).
+    let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_LAZY) };
+    (!handle.is_null()).then_some(handle)
+}
+
+/// The path a plugin's Python package reports, from `python` or else `python3`.
+fn python_libpath(name: &str) -> Option<String> {
+    let code = format!("import blosc2_{name}; blosc2_{name}.print_libpath()");
+    for python in ["python", "python3"] {
+        let stderr = if tracing() {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        };
+        let Ok(out) = Command::new(python)
+            .args(["-c", &code])
+            .stdin(Stdio::null())
+            .stderr(stderr)
+            .output()
+        else {
+            continue;
+        };
+        // Like the reference's fgets: the first line; an empty answer counts as no path.
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text.lines().next().unwrap_or("");
+        if !line.is_empty() {
+            return Some(line.to_owned());
+        }
+    }
+    None
+}
+
+/// Opens `libblosc2_<name>.so` by the rules in the module documentation.
+fn open_plugin(name: &str) -> Option<*mut c_void> {
+    if !valid_plugin_name(name) {
+        trace("Invalid plugin name");
+        return None;
+    }
+    if let Some(handle) = open(&format!("libblosc2_{name}.so")) {
+        return Some(handle);
+    }
+    let Some(path) = python_libpath(name) else {
+        trace("Problems when running python or python3 for getting plugin path");
+        return None;
+    };
+    let handle = open(&path);
+    if handle.is_none() {
+        trace(&format!("Attempt to load plugin in path '{path}' failed"));
+    }
+    handle
+}
+
+/// `dlsym(handle, name)`, or NULL.
+fn symbol(handle: *mut c_void, name: &CStr) -> *mut c_void {
+    // SAFETY: `handle` came from a successful dlopen and is still open; `name` is NUL-terminated.
+    unsafe { libc::dlsym(handle, name.as_ptr()) }
+}
+
+/// Loads the plugin `name` and returns the two functions its `info` names, or None when the
+/// library, its `info` or either function is missing.
+pub(crate) fn load_plugin(name: &str) -> Option<PluginFunctions> {
+    let handle = open_plugin(name)?;
+    let info = symbol(handle, c"info").cast::<PluginInfo>();
+    // SAFETY: a plugin's `info` is a `codec_info`/`filter_info`, two C-string pointers (the
+    // contract of c-blosc2's plugin interface); a NULL symbol is not read.
+    let names = unsafe { info.as_ref() }.map(|i| (i.first, i.second));
+    let functions = names.and_then(|(first, second)| {
+        if first.is_null() || second.is_null() {
+            return None;
+        }
+        // SAFETY: non-NULL C strings in the plugin's data, alive while the library is open.
+        let (first, second) = unsafe { (CStr::from_ptr(first), CStr::from_ptr(second)) };
+        let (first, second) = (symbol(handle, first), symbol(handle, second));
+        (!first.is_null() && !second.is_null()).then_some(PluginFunctions { first, second })
+    });
+    if functions.is_none() {
+        trace(&format!(
+            "`info` or the functions it names cannot be loaded from plugin `{name}`"
+        ));
+        // SAFETY: the handle is open and nothing from it is kept.
+        unsafe { libc::dlclose(handle) };
+    }
+    functions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_reference_refuses_are_refused_before_any_search() {
+        for ok in ["grok", "openhtj2k", "Ab9_", "_"] {
+            assert!(valid_plugin_name(ok), "{ok}");
+        }
+        for bad in ["", "sub/x", "a;b", "a-b", "../x", "a b", "é"] {
+            assert!(!valid_plugin_name(bad), "{bad}");
+            assert!(load_plugin(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_missing_plugin_is_not_loaded() {
+        // A valid name nothing answers to: the loader's search and both Python queries fail.
+        assert!(load_plugin("rblosc2_test_no_such_plugin").is_none());
+    }
+}
