@@ -113,6 +113,75 @@ fn threads_give_the_same_chunk_and_data() {
     }
 }
 
+/// DELTA chunks decoded on several threads, where block 0 (every other block's reference) is
+/// decoded at the same time as the others: the data and maskouts must match one thread.
+#[test]
+fn delta_chunks_decode_alike_on_any_thread_count() {
+    use blosc2::chunk::header::{DELTA, SHUFFLE};
+    let data: Vec<u8> = (0..600_000u64)
+        .flat_map(|i| (i * 3 + (i % 17)).to_le_bytes())
+        .collect();
+    for compcode in [1u8, 5] {
+        let mut p = CParams {
+            compcode,
+            typesize: 8,
+            blocksize: 64 * 1024,
+            ..Default::default()
+        };
+        p.filters[4] = DELTA;
+        p.filters[5] = SHUFFLE;
+        let chunk = compress(&p, &data);
+        let nblocks = data.len().div_ceil(64 * 1024);
+        for nthreads in [1i16, 2, 3, 4] {
+            assert_eq!(decompress(&chunk, nthreads), data, "nthreads {nthreads}");
+            let d = Decompressor::new(DParams {
+                nthreads,
+                ..Default::default()
+            })
+            .unwrap();
+            // Block 0 masked out (still needed as the reference) and every third block.
+            let mask: Vec<bool> = (0..nblocks).map(|i| i % 3 == 0).collect();
+            let mut out = vec![0xAAu8; data.len()];
+            d.decompress(&chunk, &mut out, Some(&mask)).unwrap();
+            for (i, (got, want)) in out
+                .chunks(64 * 1024)
+                .zip(data.chunks(64 * 1024))
+                .enumerate()
+            {
+                if mask[i] {
+                    assert!(got.iter().all(|&b| b == 0xAA), "masked block {i} written");
+                } else {
+                    assert_eq!(got, want, "block {i}, nthreads {nthreads}");
+                }
+            }
+        }
+        // A corrupt block 0 fails every thread count with an error, never a hang.
+        let mut bad = chunk.clone();
+        let h = ChunkHeader::parse(&bad).unwrap();
+        let start = h.header_len() + 4 * nblocks;
+        let first_stream =
+            i32::from_le_bytes(bad[h.header_len()..h.header_len() + 4].try_into().unwrap())
+                as usize;
+        assert!(first_stream >= start);
+        for b in &mut bad[first_stream..first_stream + 64] {
+            *b ^= 0x5A;
+        }
+        for nthreads in [1i16, 2, 4] {
+            let d = Decompressor::new(DParams {
+                nthreads,
+                ..Default::default()
+            })
+            .unwrap();
+            let mut out = vec![0u8; data.len()];
+            let r = d.decompress(&bad, &mut out, None);
+            assert!(
+                r.is_err() || out != data,
+                "nthreads {nthreads}: corrupt block 0 went unnoticed"
+            );
+        }
+    }
+}
+
 #[test]
 fn zero_chunk_becomes_special() {
     let p = CParams {

@@ -3,10 +3,11 @@
 use super::copy::copy_bytes;
 use super::header::*;
 use super::params::{BlockInfo, DParams};
-use super::pipeline::{self, Backward, Loc};
+use super::pipeline::{self, Backward, Dref, Loc};
 use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, zstd::PreparedDict, Dict};
 use crate::{Error, Result};
+use std::sync::OnceLock;
 
 /// Largest dictionary accepted when reading (c-blosc2 2.x wrote up to 128 KiB).
 const MAX_READ_DICT: i32 = 128 * 1024;
@@ -216,12 +217,12 @@ impl<'a> Chunk<'a> {
 
     /// Decodes block `nblock` into `dest` (its full length). `dref` is block 0's decoded data
     /// when DELTA needs it.
-    fn decode_block(
+    fn decode_block<'d>(
         &self,
         bw: &Backward<'_>,
         nblock: usize,
         dest: &mut [u8],
-        dref: Option<&[u8]>,
+        dref: impl Into<Dref<'d>>,
         tid: usize,
         s: &mut Scratch,
     ) -> Result<()> {
@@ -303,7 +304,7 @@ impl<'a> Chunk<'a> {
             }
         }
         if !bw.steps.is_empty() || bw.dparams.postfilter.is_some() {
-            pipeline::backward(bw, target, dest, dref, offset, nblock, tid, bufs)?;
+            pipeline::backward(bw, target, dest, dref.into(), offset, nblock, tid, bufs)?;
         }
         Ok(())
     }
@@ -357,6 +358,57 @@ pub(crate) fn decompress(
     maskout: Option<&[bool]>,
 ) -> Result<usize> {
     decompress_with(dparams, pool, src, dst, maskout, None)
+}
+
+/// Sets a DELTA reference cell to "block 0 failed" unless it was published: whatever happens
+/// to the thread decoding block 0 (an error, a panic), the blocks waiting for it are released.
+struct ReleaseDrefOnDrop<'a>(&'a OnceLock<Option<Vec<u8>>>);
+
+impl Drop for ReleaseDrefOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.set(None);
+    }
+}
+
+/// Decodes every block of a DELTA chunk on the pool, block 0 included: its decoded copy is
+/// published in a cell that the other blocks wait for only at their DELTA step, so a thread
+/// is never idle while block 0 is decoded (decoding block 0 first and the rest afterwards made
+/// an 8-block chunk take 5 block-times on 2 threads instead of 4).
+fn decode_delta_blocks_in_parallel(
+    chunk: &Chunk<'_>,
+    bw: &Backward<'_>,
+    dst: &mut [u8],
+    pool: &super::runner::Pool,
+    masked: &(dyn Fn(usize) -> bool + Sync),
+) -> Result<()> {
+    let bs = chunk.header.blocksize as usize;
+    let block0: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> = dst
+        .chunks_mut(bs)
+        .map(|b| std::sync::Mutex::new(Some(b)))
+        .collect();
+    super::runner::for_each_item(pool, slots.len(), |k, tid| {
+        let block = slots[k]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .ok_or(Error::ThreadCreate)?;
+        if k == 0 {
+            let release = ReleaseDrefOnDrop(&block0);
+            let mut decoded = vec![0u8; block.len()];
+            with_scratch(|s| chunk.decode_block(bw, 0, &mut decoded, Dref::None, tid, s))?;
+            if !masked(0) {
+                copy_bytes(block, &decoded);
+            }
+            let _ = block0.set(Some(decoded));
+            drop(release);
+            return Ok(());
+        }
+        if masked(k) {
+            return Ok(());
+        }
+        with_scratch(|s| chunk.decode_block(bw, k, block, Dref::Pending(&block0), tid, s))
+    })
 }
 
 /// `decompress`, also for lazy chunks whose blocks `reader` fetches.
@@ -424,6 +476,9 @@ pub(crate) fn decompress_with(
         dparams,
     };
     let pool = if nbytes / bs <= 1 { None } else { pool };
+    if let Some(pool) = pool.filter(|_| chunk.has_delta() && chunk.nblocks > 2) {
+        return decode_delta_blocks_in_parallel(&chunk, &bw, dst, pool, &masked).map(|()| nbytes);
+    }
     let (first, rest) = dst.split_at_mut(bs.min(nbytes));
     let mut dref_buf = Vec::new();
     let (dref, first, start_block): (Option<&[u8]>, Option<&mut [u8]>, usize) = if chunk.has_delta()
@@ -431,10 +486,10 @@ pub(crate) fn decompress_with(
         // DELTA's reference is block 0: decode it first (even when masked out).
         if masked(0) {
             dref_buf.resize(first.len(), 0);
-            with_scratch(|s| chunk.decode_block(&bw, 0, &mut dref_buf, None, 0, s))?;
+            with_scratch(|s| chunk.decode_block(&bw, 0, &mut dref_buf, Dref::None, 0, s))?;
             (Some(&dref_buf), None, 1)
         } else {
-            with_scratch(|s| chunk.decode_block(&bw, 0, first, None, 0, s))?;
+            with_scratch(|s| chunk.decode_block(&bw, 0, first, Dref::None, 0, s))?;
             (Some(&*first), None, 1)
         }
     } else {
@@ -582,7 +637,7 @@ pub fn getitem_parsed(
         let dref_buf: &[u8] = if chunk.has_delta() && last_block > 0 {
             chunk.check_block_start(0)?;
             let d = reuse(&mut dref_store, chunk.block_len(0));
-            chunk.decode_block(&bw, 0, d, None, 0, s)?;
+            chunk.decode_block(&bw, 0, d, Dref::None, 0, s)?;
             d
         } else {
             &[]
@@ -667,7 +722,7 @@ pub fn for_each_block(
             let dref: Option<&[u8]> = if !memcpyed && chunk.has_delta() {
                 chunk.check_block_start(0)?;
                 let d = reuse(&mut dref_store, chunk.block_len(0));
-                chunk.decode_block(&bw, 0, d, None, 0, s)?;
+                chunk.decode_block(&bw, 0, d, Dref::None, 0, s)?;
                 Some(d)
             } else {
                 None

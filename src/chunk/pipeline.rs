@@ -12,7 +12,7 @@ use super::registry;
 use super::scratch::pair_mut;
 use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
 use crate::{Error, Result};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Ids of the bytedelta filters (registered plugin ids in c-blosc2): the old one and the fixed one.
 pub const BYTEDELTA_BUGGY: u8 = 34;
@@ -248,6 +248,34 @@ fn backward_one(
     Ok(())
 }
 
+/// DELTA's reference, the chunk's block 0 decoded, as a block being decoded sees it.
+#[derive(Clone, Copy)]
+pub(crate) enum Dref<'a> {
+    /// No reference: block 0 itself, or no DELTA in the pipeline.
+    None,
+    /// Block 0, already decoded.
+    Ready(&'a [u8]),
+    /// Block 0 as another thread decodes it: a block waits for it only at its DELTA step, so
+    /// its codec and other filters run meanwhile (None in the cell: block 0 failed).
+    Pending(&'a OnceLock<Option<Vec<u8>>>),
+}
+
+impl<'a> Dref<'a> {
+    fn get(self) -> Result<&'a [u8]> {
+        match self {
+            Dref::None => Ok(&[]),
+            Dref::Ready(d) => Ok(d),
+            Dref::Pending(cell) => cell.wait().as_deref().ok_or(Error::Failure),
+        }
+    }
+}
+
+impl<'a> From<Option<&'a [u8]>> for Dref<'a> {
+    fn from(d: Option<&'a [u8]>) -> Self {
+        d.map_or(Dref::None, Dref::Ready)
+    }
+}
+
 /// Undoes the filters of one block whose codec output is at `start`, leaving the result in
 /// `dest` (the block's place in the output). `dref` is the chunk's first decoded block, needed
 /// by DELTA (None when this is block 0). `offset` is the block's byte offset in the chunk.
@@ -256,7 +284,7 @@ pub(crate) fn backward(
     bw: &Backward<'_>,
     start: Loc,
     dest: &mut [u8],
-    dref: Option<&[u8]>,
+    dref: Dref<'_>,
     offset: usize,
     nblock: usize,
     tid: usize,
@@ -271,7 +299,7 @@ pub(crate) fn backward(
             if let Loc::Buf(s) = cur {
                 copy_bytes(dest, &bufs[s][..bsize]);
             }
-            delta::delta_decode(dref.unwrap_or(&[]), offset, dest, bw.typesize);
+            delta::delta_decode(dref.get()?, offset, dest, bw.typesize);
             cur = Loc::Outer;
             continue;
         }

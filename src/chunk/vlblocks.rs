@@ -196,7 +196,7 @@ fn decode_into(dparams: &DParams, chunk: &Chunk<'_>, nblock: usize, out: &mut [u
             }
         }
         if !steps.is_empty() || dparams.postfilter.is_some() {
-            pipeline::backward(&bw, target, out, None, 0, nblock, 0, bufs)?;
+            pipeline::backward(&bw, target, out, pipeline::Dref::None, 0, nblock, 0, bufs)?;
         }
         Ok(())
     })
