@@ -23,20 +23,8 @@
 
 #include <b2nd.h>
 #include <blosc2.h>
-
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(cond, ...)                             \
-  do {                                               \
-    checks++;                                        \
-    if (!(cond)) {                                   \
-      failures++;                                    \
-      printf("FAIL line %d: %s: ", __LINE__, #cond); \
-      printf(__VA_ARGS__);                           \
-      printf("\n");                                  \
-    }                                                \
-  } while (0)
+#include "check.h"
+#include "fnv.h"
 
 #define RC(expr)                                              \
   do {                                                        \
@@ -46,12 +34,6 @@ static int failures = 0;
   } while (0)
 
 static char tmpdir[64];
-
-static uint64_t fnv(const uint8_t *p, int64_t n) {
-  uint64_t h = 1469598103934665603ULL;
-  for (int64_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
-  return h;
-}
 
 static int64_t prod(const int64_t *v, int n) {
   int64_t p = 1;

@@ -15,6 +15,7 @@
 
 #include <b2nd.h>
 #include <blosc2.h>
+#include "fnv.h"
 
 static int npassed = 0, nfailed = 0;
 
@@ -169,12 +170,6 @@ static int read_all(const char *dir) {
   }
   printf("%d passed, %d failed\n", npassed, nfailed);
   return nfailed != 0;
-}
-
-static uint64_t fnv(const uint8_t *p, int64_t n) {
-  uint64_t h = 1469598103934665603ULL;
-  for (int64_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
-  return h;
 }
 
 static int examples(const char *dir) {

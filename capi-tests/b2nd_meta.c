@@ -13,26 +13,8 @@
 
 #include <b2nd.h>
 #include <blosc2.h>
-
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(cond, ...)                             \
-  do {                                               \
-    checks++;                                        \
-    if (!(cond)) {                                   \
-      failures++;                                    \
-      printf("FAIL line %d: %s: ", __LINE__, #cond); \
-      printf(__VA_ARGS__);                           \
-      printf("\n");                                  \
-    }                                                \
-  } while (0)
-
-static uint64_t fnv(const uint8_t *p, size_t n) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
-  return h;
-}
+#include "check.h"
+#include "fnv.h"
 
 static void print_hex(const char *label, const uint8_t *p, int n) {
   printf("%s (%d):", label, n);

@@ -26,6 +26,7 @@
 #include <blosc2.h>
 #include <blosc2/codecs-registry.h>
 #include <blosc2/filters-registry.h>
+#include "fnv.h"
 
 static int npassed = 0, nfailed = 0;
 
@@ -105,12 +106,6 @@ static const int32_t *chunkshape_of(const plugin_case *c) {
 }
 static const int32_t *blockshape_of(const plugin_case *c) {
   return is_ndlz(c) ? CODEC_BLOCKSHAPE : BLOCKSHAPE;
-}
-
-static uint64_t fnv(const uint8_t *p, int64_t n) {
-  uint64_t h = 1469598103934665603ULL;
-  for (int64_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
-  return h;
 }
 
 static int64_t nitems_of(const plugin_case *c) {

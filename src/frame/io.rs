@@ -137,22 +137,22 @@ impl FileStore {
 }
 
 #[cfg(unix)]
-fn file_read_at(file: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+pub(crate) fn file_read_at(file: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, pos)
 }
 
 #[cfg(unix)]
-fn file_write_all_at(file: &File, pos: u64, data: &[u8]) -> std::io::Result<()> {
+pub(crate) fn file_write_all_at(file: &File, pos: u64, data: &[u8]) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::write_all_at(file, data, pos)
 }
 
 #[cfg(windows)]
-fn file_read_at(file: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+pub(crate) fn file_read_at(file: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, pos)
 }
 
 #[cfg(windows)]
-fn file_write_all_at(file: &File, mut pos: u64, mut data: &[u8]) -> std::io::Result<()> {
+pub(crate) fn file_write_all_at(file: &File, mut pos: u64, mut data: &[u8]) -> std::io::Result<()> {
     while !data.is_empty() {
         let n = std::os::windows::fs::FileExt::seek_write(file, data, pos)?;
         if n == 0 {

@@ -14,6 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
+use super::io::{file_read_at, file_write_all_at};
 use crate::{Error, Result};
 
 /// Byte offset of the generation counter in the sidecar (c-blosc2 leaves bytes 0..8 alone).
@@ -152,7 +153,7 @@ fn read_generation(file: &File) -> Result<u64> {
     let mut buf = [0u8; 8];
     let mut done = 0;
     while done < buf.len() {
-        match read_at(file, GENERATION_AT + done as u64, &mut buf[done..]) {
+        match file_read_at(file, GENERATION_AT + done as u64, &mut buf[done..]) {
             Ok(0) => return Ok(0),
             Ok(n) => done += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -163,35 +164,7 @@ fn read_generation(file: &File) -> Result<u64> {
 }
 
 fn write_generation(file: &File, generation: u64) -> std::io::Result<()> {
-    write_all_at(file, GENERATION_AT, &generation.to_ne_bytes())
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, pos)
-}
-
-#[cfg(unix)]
-fn write_all_at(file: &File, pos: u64, data: &[u8]) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::write_all_at(file, data, pos)
-}
-
-#[cfg(windows)]
-fn read_at(file: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(file, buf, pos)
-}
-
-#[cfg(windows)]
-fn write_all_at(file: &File, mut pos: u64, mut data: &[u8]) -> std::io::Result<()> {
-    while !data.is_empty() {
-        let n = std::os::windows::fs::FileExt::seek_write(file, data, pos)?;
-        if n == 0 {
-            return Err(std::io::ErrorKind::WriteZero.into());
-        }
-        data = &data[n..];
-        pos += n as u64;
-    }
-    Ok(())
+    file_write_all_at(file, GENERATION_AT, &generation.to_ne_bytes())
 }
 
 #[cfg(test)]
