@@ -9,6 +9,7 @@ pub mod chunk;
 pub mod consts;
 pub mod io;
 pub mod library;
+mod malloc_frame;
 pub mod meta;
 pub(crate) mod params;
 mod plugin_loader;

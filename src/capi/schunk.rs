@@ -20,6 +20,7 @@ use libc::{c_char, c_int, c_void};
 
 use crate::capi::io::{destroy_io, io_from_c, FILESYSTEM_NAME};
 use crate::capi::library::{c_str, guard};
+use crate::capi::malloc_frame::MallocFrame;
 use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
 use crate::capi::tuner;
 use crate::capi::types::*;
@@ -28,7 +29,7 @@ use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::params::ArrayLayout;
 use crate::chunk::{vlblocks, ChunkHeader};
 use crate::frame::header::Meta;
-use crate::frame::io::{Io, SharedBytes};
+use crate::frame::io::{ByteStore, Io, SharedBytes};
 use crate::schunk::{Schunk, Storage};
 use crate::{Error, Result};
 
@@ -457,22 +458,60 @@ impl SchunkHandle {
     /// A contiguous copy of the super-chunk (in memory, or at `urlpath`), as
     /// `blosc2_schunk_to_buffer`/`_to_file` make one.
     fn contiguous_copy(&self, urlpath: Option<PathBuf>) -> Result<Schunk> {
-        let storage = Storage {
+        self.copy_to(self.contiguous_storage(urlpath), None)
+    }
+
+    /// The storage of a contiguous copy (in memory, or at `urlpath`) as
+    /// `blosc2_schunk_to_buffer`/`_to_file` give it: no parameters of its own.
+    fn contiguous_storage(&self, urlpath: Option<PathBuf>) -> Storage {
+        Storage {
             contiguous: true,
             urlpath,
             cparams: self.copy_cparams(ptr::null_mut()),
             dparams: Default::default(),
             io: self.schunk.storage().io.clone(),
+        }
+    }
+
+    /// Whether a copy with `cp` takes the chunks as they are stored. c-blosc2 compares `cp`
+    /// (an automatic block size standing for its context's) with the super-chunk's compression
+    /// context, whose block size is the one it last compressed with, not the automatic 0 the
+    /// super-chunk's own parameters may keep; and recompresses when there is a prefilter or a
+    /// postfilter, so that they run.
+    fn copies_as_stored(&self, cp: &crate::chunk::CParams) -> bool {
+        let src = self.schunk.cparams();
+        let blocksize = if cp.blocksize == 0 {
+            self.cctx_blocksize
+        } else {
+            cp.blocksize
         };
-        copy_schunk(&self.schunk, storage)
+        cp.typesize == src.typesize
+            && cp.clevel == src.clevel
+            && cp.compcode == src.compcode
+            && cp.use_dict == src.use_dict
+            && blocksize == self.cctx_blocksize
+            && cp.filters == src.filters
+            && cp.filters_meta == src.filters_meta
+            && src.prefilter.is_none()
+            && self.schunk.dparams().postfilter.is_none()
+    }
+
+    /// The super-chunk copied into `storage` as `blosc2_schunk_copy` does (into `store` when
+    /// given, see `Schunk::copy_to_store`).
+    fn copy_to(&self, storage: Storage, store: Option<Box<dyn ByteStore>>) -> Result<Schunk> {
+        let as_stored = self.copies_as_stored(&storage.cparams);
+        let out = match store {
+            Some(store) => self.schunk.copy_to_store(storage, store, as_stored)?,
+            None => self.schunk.copy_chunks(storage, as_stored)?,
+        };
+        readd_vlmetalayers(&self.schunk, out)
     }
 }
 
-/// `src` copied into `storage` as `blosc2_schunk_copy` does: the core's copy, then each
-/// vlmetalayer re-added from its decompressed content with the default parameters (c-blosc2
-/// recompresses them rather than copying the stored bytes).
-fn copy_schunk(src: &Schunk, storage: Storage) -> Result<Schunk> {
-    let mut out = src.copy(storage)?;
+/// Each vlmetalayer of `src` re-added to its copy `out` from its decompressed content with the
+/// default parameters, as `blosc2_schunk_copy` does (c-blosc2 recompresses them rather than
+/// copying the stored bytes).
+fn readd_vlmetalayers(src: &Schunk, mut out: Schunk) -> Result<Schunk> {
     for m in src.vlmetalayers() {
         let content = src.vlmeta_get(&m.name)?;
         out.vlmeta_update(&m.name, &content, None)?;
@@ -752,7 +791,6 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         unsafe { resync_whole(schunk) }?;
         // SAFETY: as above.
         let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
-        let src = &h.schunk;
         // SAFETY: storage is NULL or valid per the API.
         let (_, io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
         // c-blosc2 keeps the source's compression parameters when the storage names none.
@@ -764,7 +802,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
             if keep_cparams {
                 st.cparams = h.copy_cparams(at);
             }
-            copy_schunk(src, st).map_err(|_| Error::SchunkCopy)
+            h.copy_to(st, None).map_err(|_| Error::SchunkCopy)
         })
     })
 }
@@ -1359,15 +1397,28 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
         if cframe.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
         }
-        let bytes = match h.schunk.frame().and_then(|f| f.as_bytes()) {
-            Some(b) => Cow::Borrowed(b),
+        // SAFETY: as below. c-blosc2 sets these first, so that they are defined on errors.
+        unsafe {
+            *cframe = ptr::null_mut();
+            *needs_free = false;
+        }
+        let (p, len, free) = match h.schunk.frame().and_then(|f| f.as_bytes()) {
+            Some(b) => (b.as_ptr().cast_mut(), b.len(), false),
             None => {
-                let copy = h.contiguous_copy(None).map_err(|_| Error::SchunkCopy)?;
-                Cow::Owned(copy.frame().ok_or(Error::SchunkCopy)?.to_vec()?)
+                // The copy's frame is built in malloc'd memory and handed over as it is.
+                let buf = MallocFrame::new();
+                let copy = h.copy_to(h.contiguous_storage(None), Some(Box::new(buf.clone())));
+                drop(copy.map_err(|_| Error::SchunkCopy)?);
+                let (p, len) = buf.take()?;
+                (p, len, true)
             }
         };
         // SAFETY: outputs checked non-NULL, writable per the API.
-        Ok(unsafe { give_chunk(bytes, cframe, needs_free) }? as i64)
+        unsafe {
+            *cframe = p;
+            *needs_free = free;
+        }
+        Ok(len as i64)
     })
 }
 

@@ -55,6 +55,22 @@ pub trait ByteStore: Send + Sync {
     fn take_owned(&mut self) -> Option<Vec<u8>> {
         None
     }
+    /// Writes at `pos` the `len` bytes `fill` puts in the buffer it is given, growing the store
+    /// if needed. In-memory stores hand `fill` their own bytes, so that data read from
+    /// elsewhere lands in place instead of going through a buffer of its own.
+    fn write_with(
+        &mut self,
+        pos: u64,
+        len: usize,
+        fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut buf = vec![0u8; len];
+        fill(&mut buf)?;
+        self.write_at(pos, &buf)
+    }
+    /// A hint that the store is about to grow to `len` bytes: in-memory stores make room for
+    /// exactly that much at once instead of growing by doubling.
+    fn reserve(&mut self, _len: u64) {}
 }
 
 /// Opens byte stores by path (the frame file, or an sframe's index and chunk files).
@@ -273,6 +289,31 @@ impl ByteStore for MemStore {
         match self {
             MemStore::Owned(v) => Some(std::mem::take(v)),
             MemStore::Shared(_) => None,
+        }
+    }
+
+    fn write_with(
+        &mut self,
+        pos: u64,
+        len: usize,
+        fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        let pos = usize::try_from(pos).map_err(|_| Error::MemoryAlloc)?;
+        let end = pos.checked_add(len).ok_or(Error::MemoryAlloc)?;
+        let v = self.owned();
+        if v.len() < end {
+            v.resize(end, 0);
+        }
+        fill(&mut v[pos..end])
+    }
+
+    fn reserve(&mut self, len: u64) {
+        let Ok(len) = usize::try_from(len) else {
+            return;
+        };
+        let v = self.owned();
+        if let Some(more) = len.checked_sub(v.len()) {
+            v.reserve_exact(more);
         }
     }
 }

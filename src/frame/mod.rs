@@ -49,6 +49,15 @@ pub(crate) enum Backing {
     },
 }
 
+/// Where the bytes of a regular chunk of a frame are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChunkPlace {
+    /// At this byte position of a contiguous frame's store.
+    InStore(u64),
+    /// In the sframe chunk file with this id.
+    File(i64),
+}
+
 /// What opening a frame finds besides the frame itself.
 pub(crate) struct Opened {
     /// The frame, its header and chunk offsets read and checked.
@@ -398,6 +407,63 @@ impl Frame {
         }
     }
 
+    /// Chunk `n` as a copy of the frame needs it: its first [`EXTENDED_HEADER_LENGTH`] bytes (for
+    /// a special offset, the whole chunk `chunk` materialises) and, for a regular chunk, where
+    /// its bytes are, checked as `chunk` checks them.
+    pub(crate) fn chunk_head(&self, n: i64) -> Result<(Vec<u8>, Option<ChunkPlace>)> {
+        let idx = usize::try_from(n).map_err(|_| Error::InvalidParam)?;
+        let offset = *self.offsets.get(idx).ok_or(Error::InvalidParam)?;
+        if offset < 0 {
+            return Ok((self.chunk(n)?.into_owned(), None));
+        }
+        let (head, place) = match &self.backing {
+            Backing::Sparse { dir, .. } => {
+                let store = self
+                    .io
+                    .open(&sframe_chunk_path(dir, offset), OpenMode::Read)?;
+                let size = store.size()?;
+                let head = read_vec(&*store, 0, EXTENDED_HEADER_LENGTH)?;
+                let h = ChunkHeader::parse(&head)?;
+                if (h.cbytes as u64) > size {
+                    return Err(Error::ReadBuffer);
+                }
+                (head, ChunkPlace::File(offset))
+            }
+            Backing::Contiguous {
+                store,
+                offset: base,
+            } => {
+                let cbytes = self.header.cbytes;
+                if offset > cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
+                    return Err(Error::InvalidHeader);
+                }
+                let pos = base + self.header.header_len as u64 + offset as u64;
+                let head = read_vec(&**store, pos, EXTENDED_HEADER_LENGTH)?;
+                let h = ChunkHeader::parse(&head)?;
+                if (h.cbytes as usize) < EXTENDED_HEADER_LENGTH || offset + h.cbytes as i64 > cbytes
+                {
+                    return Err(Error::InvalidHeader);
+                }
+                (head, ChunkPlace::InStore(pos))
+            }
+        };
+        Ok((head, Some(place)))
+    }
+
+    /// Reads the first `buf.len()` bytes of the chunk stored at `place` (from `chunk_head`).
+    pub(crate) fn read_chunk_at(&self, place: ChunkPlace, buf: &mut [u8]) -> Result<()> {
+        match (place, &self.backing) {
+            (ChunkPlace::InStore(pos), Backing::Contiguous { store, .. }) => {
+                read_exact_at(&**store, pos, buf)
+            }
+            (ChunkPlace::File(id), Backing::Sparse { dir, .. }) => {
+                let store = self.io.open(&sframe_chunk_path(dir, id), OpenMode::Read)?;
+                read_exact_at(&*store, 0, buf)
+            }
+            _ => Err(Error::FrameType),
+        }
+    }
+
     /// Where the stored chunk at `offset` starts: its own file (sframes, returned open), or a
     /// position in the frame's store.
     fn chunk_store(&self, offset: i64) -> Result<(Option<Box<dyn ByteStore>>, u64)> {
@@ -665,6 +731,28 @@ impl Frame {
             store.write_at(data_start + (old_offset + new_len) as u64, &tail)?;
         }
         Ok(())
+    }
+
+    /// Writes `len` bytes at offset `at` of the data section of a contiguous frame, as `fill`
+    /// produces them in the buffer it is given (the store's own memory for in-memory frames).
+    pub(crate) fn fill_data(
+        &mut self,
+        at: i64,
+        len: usize,
+        fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        let Backing::Contiguous { store, offset } = &mut self.backing else {
+            return Err(Error::FrameType);
+        };
+        let at = u64::try_from(at).map_err(|_| Error::InvalidParam)?;
+        store.write_with(*offset + self.header.header_len as u64 + at, len, fill)
+    }
+
+    /// Tells the store of a contiguous frame that the frame is about to grow to `len` bytes.
+    pub(crate) fn reserve(&mut self, len: u64) {
+        if let Backing::Contiguous { store, offset } = &mut self.backing {
+            store.reserve(offset.saturating_add(len));
+        }
     }
 
     /// Writes `chunk` at offset `at` of the data section of a contiguous frame.
