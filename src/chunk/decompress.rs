@@ -758,11 +758,17 @@ fn zfp_rate_getitem(
             let src = chunk.block_source(nblock)?;
             if let Some(stream) = zfp_stream_of(&src, blen) {
                 let single = first_block == last_block;
-                let mut spare = [0u8; zfp::MAX_CELL_BYTES];
-                let out: &mut [u8] = if single { dst } else { &mut spare };
                 let items = from / ts..from / ts + nitems;
-                let meta = h.compcode_meta;
-                match zfp::rate_cell(meta, &layout.blockshape, ts, stream, items, blen, out) {
+                let read = |out: &mut [u8]| {
+                    let meta = h.compcode_meta;
+                    zfp::rate_cell(meta, &layout.blockshape, ts, stream, items, blen, out)
+                };
+                let cell = if single {
+                    read(dst)
+                } else {
+                    read(&mut [0u8; zfp::MAX_CELL_BYTES])
+                };
+                match cell {
                     Ok(Some(n)) if single => return Ok(n),
                     Ok(_) => {}
                     Err(_) => return Err(Error::Data),

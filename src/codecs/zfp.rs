@@ -346,41 +346,68 @@ pub fn rate_cell(
     let first_bit = ncell * maxbits;
     let word_start = first_bit / 64 * 8;
     let words = (first_bit % 64 + maxbits).div_ceil(64) + 4;
-    let mut window = vec![0u64; words];
+    let (mut small, mut large) = ([0u64; 16], Vec::new());
+    let window: &mut [u64] = if words <= small.len() {
+        &mut small[..words]
+    } else {
+        large.resize(words, 0);
+        &mut large
+    };
     let have = stream.len().saturating_sub(word_start).min(words * 8);
-    as_bytes_mut(&mut window)[..have].copy_from_slice(&stream[word_start..word_start + have]);
+    as_bytes_mut(window)[..have].copy_from_slice(&stream[word_start..word_start + have]);
     let mut session = session;
     session.attach(window.as_mut_ptr().cast(), words * 8)?;
-    let mut cell = [0u64; MAX_CELL_BYTES / 8];
-    // SAFETY: the stream reads `window`, which holds every word the cell's maxbits bits (and
-    // the reader's look-ahead) can touch; `cell` holds 4^ndim scalars of either type.
+    // SAFETY: `first_bit % 64` lies in the window's first word.
+    unsafe { ffi::stream_rseek(session.bits, (first_bit % 64) as u64) };
+    let nbytes = nitems * typesize;
+    let from = in_cell * typesize;
+    // The reference's checks of what the decoder took, then the items asked for.
+    let finish = |bits: usize, cell: &[u8]| {
+        if bits == 0
+            || bits > block_nbytes * 8
+            || bits > cell_nitems * typesize * 8
+            || nbytes * 8 > bits
+            || out.len() < nbytes
+        {
+            return Err(Error::Failure);
+        }
+        out[..nbytes].copy_from_slice(&cell[from..from + nbytes]);
+        Ok(Some(nbytes))
+    };
+    let result = match ndim {
+        1 => decode_cell::<4, _>(zfp, typesize, finish),
+        2 => decode_cell::<16, _>(zfp, typesize, finish),
+        3 => decode_cell::<64, _>(zfp, typesize, finish),
+        _ => decode_cell::<256, _>(zfp, typesize, finish),
+    };
+    drop(session);
+    result
+}
+
+/// Decodes the cell at `zfp`'s stream position, `N` (4^ndim) scalars of `typesize` (4 or 8)
+/// bytes, and hands `finish` the bits it took and the cell's bytes.
+fn decode_cell<const N: usize, R>(
+    zfp: *mut ffi::zfp_stream,
+    typesize: usize,
+    finish: impl FnOnce(usize, &[u8]) -> R,
+) -> R {
+    let mut words = [0u64; N];
+    let p = words.as_mut_ptr();
+    // SAFETY: `zfp` reads a stream positioned by the caller over a buffer holding every word
+    // the cell can touch; `words` holds N float64 (or 2N float32) values, a cell's N.
     let bits = unsafe {
-        ffi::stream_rseek(session.bits, (first_bit % 64) as u64);
-        let p = cell.as_mut_ptr();
-        match (ndim, typesize) {
-            (1, 4) => ffi::zfp_decode_block_float_1(zfp, p.cast()),
-            (2, 4) => ffi::zfp_decode_block_float_2(zfp, p.cast()),
-            (3, 4) => ffi::zfp_decode_block_float_3(zfp, p.cast()),
-            (4, 4) => ffi::zfp_decode_block_float_4(zfp, p.cast()),
-            (1, _) => ffi::zfp_decode_block_double_1(zfp, p.cast()),
-            (2, _) => ffi::zfp_decode_block_double_2(zfp, p.cast()),
-            (3, _) => ffi::zfp_decode_block_double_3(zfp, p.cast()),
+        match (N, typesize) {
+            (4, 4) => ffi::zfp_decode_block_float_1(zfp, p.cast()),
+            (16, 4) => ffi::zfp_decode_block_float_2(zfp, p.cast()),
+            (64, 4) => ffi::zfp_decode_block_float_3(zfp, p.cast()),
+            (_, 4) => ffi::zfp_decode_block_float_4(zfp, p.cast()),
+            (4, _) => ffi::zfp_decode_block_double_1(zfp, p.cast()),
+            (16, _) => ffi::zfp_decode_block_double_2(zfp, p.cast()),
+            (64, _) => ffi::zfp_decode_block_double_3(zfp, p.cast()),
             _ => ffi::zfp_decode_block_double_4(zfp, p.cast()),
         }
     };
-    drop(session);
-    let nbytes = nitems * typesize;
-    if bits == 0
-        || bits > block_nbytes * 8
-        || bits > cell_nitems * typesize * 8
-        || nbytes * 8 > bits
-        || out.len() < nbytes
-    {
-        return Err(Error::Failure);
-    }
-    let from = in_cell * typesize;
-    out[..nbytes].copy_from_slice(&as_bytes_mut(&mut cell)[from..from + nbytes]);
-    Ok(Some(nbytes))
+    finish(bits, &as_bytes_mut(&mut words)[..N * typesize])
 }
 
 #[cfg(test)]
