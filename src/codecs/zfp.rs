@@ -12,7 +12,9 @@
 //!
 //! The zfp stream carries no header: decoding needs the same mode, type and block shape.
 //! zfp's bit-stream reader does not check the end of its buffer, so [`decompress`] hands it a
-//! copy padded to the most bits any block can consume.
+//! copy padded to the most bits any block can consume, and [`rate_cell`] (c-blosc2's getitem
+//! shortcut for fixed-rate blocks, one 4^d cell decoded alone) a zero-padded copy of the words
+//! holding its cell.
 
 use std::ffi::c_void;
 
