@@ -28,6 +28,7 @@
  */
 #include <blosc2.h>
 #include <b2nd.h>
+#include <blosc2/codecs-registry.h>
 #include <blosc2/filters-registry.h>
 #include <dirent.h>
 #include <errno.h>
@@ -130,8 +131,28 @@ static void read_schunk(blosc2_schunk *schunk) {
     if (cbytes >= BLOSC_MIN_HEADER_LENGTH && chunk != NULL) {
       int32_t nbytes = 0, cb = 0, bs = 0;
       (void)blosc2_cbuffer_sizes(chunk, &nbytes, &cb, &bs);
+      /* getitem through the super-chunk's context (which knows its array layout: zfp_rate
+       * chunks of an array take the cell-wise path), across cells and blocks. */
+      static const int starts[] = {0, 1, 5, 17, 63}, counts[] = {1, 2, 4, 16, 70};
+      static uint8_t items[70 * 255];
+      for (int a = 0; a < 5; a++) {
+        (void)blosc2_getitem_ctx(schunk->dctx, chunk, cbytes, starts[a], counts[a], items,
+                                 (int32_t)sizeof items);
+      }
     }
     if (needs_free) free(chunk);
+  }
+  /* Parts of chunks (getitem) and whole chunks, as slices of the super-chunk. */
+  int64_t typesize = schunk->typesize;
+  if (typesize > 0 && typesize <= 255 && schunk->nbytes >= 0) {
+    static uint8_t items[40 * 255];
+    int64_t nitems = schunk->nbytes / typesize;
+    static const int64_t starts[] = {0, 3, 30}, lens[] = {1, 4, 10};
+    for (int a = 0; a < 3; a++) {
+      if (starts[a] + lens[a] <= nitems) {
+        (void)blosc2_schunk_get_slice_buffer(schunk, starts[a], starts[a] + lens[a], items);
+      }
+    }
   }
   free(out);
   for (int i = 0; i < schunk->nmetalayers && i < BLOSC2_MAX_METALAYERS; i++) {
@@ -351,6 +372,24 @@ static void write_seeds(const char *dir) {
   ctx = b2nd_create_ctx(&st5, 5, shape5, chunk5, block5, "[('a', '<i4'), ('b', '<u2')]", 0,
                         NULL, 0);
   if (ctx == NULL || b2nd_zeros(ctx, &array) < 0) die("b2nd 5-d");
+  b2nd_free(array);
+  b2nd_free_ctx(ctx);
+
+  /* zfp_rate (codec 35), whose getitem decodes single cells of its fixed-rate blocks. */
+  static float floats[24 * 21];
+  for (int i = 0; i < 24 * 21; i++) floats[i] = (float)((i % 21) * 0.75 + (i / 21) * 1.5);
+  blosc2_cparams cpz = cparams;
+  cpz.typesize = 4;
+  cpz.compcode = BLOSC_CODEC_ZFP_FIXED_RATE;
+  cpz.compcode_meta = 40;
+  for (int i = 0; i < BLOSC2_MAX_FILTERS; i++) cpz.filters[i] = 0;
+  snprintf(path, sizeof path, "%s/written-zfp-rate.b2nd", dir);
+  blosc2_remove_urlpath(path);
+  blosc2_storage stz = {.contiguous = true, .urlpath = path, .cparams = &cpz};
+  int64_t shapez[2] = {24, 21};
+  int32_t chunkz[2] = {16, 12}, blockz[2] = {8, 6};
+  ctx = b2nd_create_ctx(&stz, 2, shapez, chunkz, blockz, "<f4", 0, NULL, 0);
+  if (ctx == NULL || b2nd_from_cbuffer(ctx, &array, floats, sizeof floats) < 0) die("b2nd zfp");
   b2nd_free(array);
   b2nd_free_ctx(ctx);
 

@@ -310,8 +310,10 @@ static int mutate_all(const char *dir) {
           m[pos % csize] ^= (uint8_t)(1 + next_rand() % 255);
         }
         decoded += blosc2_decompress_ctx(dctx, m, csize, out, chunk_nbytes) >= 0;
-        uint8_t item[8];
-        blosc2_getitem_ctx(dctx, m, csize, (int)(next_rand() % 64), 1, item, sizeof(item));
+        /* getitem too (zfp_rate's reads single cells), one item and runs across cells. */
+        uint8_t items[8 * 20];
+        blosc2_getitem_ctx(dctx, m, csize, (int)(next_rand() % 64), 1 + (int)(next_rand() % 20),
+                           items, sizeof(items));
         tried++;
       }
       free(m);

@@ -2,11 +2,12 @@
 
 use super::copy::copy_bytes;
 use super::header::*;
-use super::params::{BlockInfo, DParams};
+use super::params::{ArrayLayout, BlockInfo, DParams};
 use super::pipeline::{self, Backward, Dref, Loc};
 use super::scratch::{reuse, with_scratch, Scratch};
-use crate::codecs::{self, zstd::PreparedDict, Dict};
+use crate::codecs::{self, zfp, zstd::PreparedDict, Dict};
 use crate::{Error, Result};
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// Largest dictionary accepted when reading (c-blosc2 2.x wrote up to 128 KiB).
@@ -215,6 +216,40 @@ impl<'a> Chunk<'a> {
         Ok(())
     }
 
+    /// Block `nblock`'s streams, from its start to the end of the chunk (for a lazy chunk, the
+    /// block's bytes read from the frame).
+    fn block_source(&self, nblock: usize) -> Result<Cow<'a, [u8]>> {
+        let src_offset = self.bstart(nblock);
+        if let Some(lazy) = &self.lazy {
+            let b = lazy
+                .bsizes
+                .get(4 * nblock..4 * nblock + 4)
+                .ok_or(Error::Data)?;
+            let bsize_c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            if src_offset <= 0 || bsize_c < 0 {
+                return Err(Error::Data);
+            }
+            let bytes =
+                lazy.reader
+                    .read_block(lazy.nchunk, lazy.offset, src_offset as i64, bsize_c)?;
+            return Ok(Cow::Owned(bytes));
+        }
+        if src_offset <= 0 || src_offset as usize >= self.src.len() {
+            return Err(Error::Data);
+        }
+        Ok(Cow::Borrowed(&self.src[src_offset as usize..]))
+    }
+
+    /// How many streams block `nblock` was split into (one per byte of the typesize, or one).
+    fn nstreams(&self, nblock: usize) -> usize {
+        let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
+        if !self.header.dont_split() && !leftover_block {
+            self.header.typesize as usize
+        } else {
+            1
+        }
+    }
+
     /// Decodes block `nblock` into `dest` (its full length). `dref` is block 0's decoded data
     /// when DELTA needs it.
     fn decode_block<'d>(
@@ -233,30 +268,9 @@ impl<'a> Chunk<'a> {
         // sizing the scratch buffers for it.
         self.check_block_start(nblock)?;
         s.ensure(h.blocksize as usize);
-        let src_offset = self.bstart(nblock);
-        let lazy_bytes;
-        let mut src: &[u8] = if let Some(lazy) = &self.lazy {
-            let b = &lazy.bsizes[4 * nblock..4 * nblock + 4];
-            let bsize_c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            if src_offset <= 0 || bsize_c < 0 {
-                return Err(Error::Data);
-            }
-            lazy_bytes =
-                lazy.reader
-                    .read_block(lazy.nchunk, lazy.offset, src_offset as i64, bsize_c)?;
-            &lazy_bytes
-        } else {
-            if src_offset <= 0 || src_offset as usize >= self.src.len() {
-                return Err(Error::Data);
-            }
-            &self.src[src_offset as usize..]
-        };
-        let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
-        let nstreams = if !h.dont_split() && !leftover_block {
-            h.typesize as usize
-        } else {
-            1
-        };
+        let block_src = self.block_source(nblock)?;
+        let mut src: &[u8] = &block_src;
+        let nstreams = self.nstreams(nblock);
         let neblock = bsize / nstreams;
         if neblock == 0 {
             return Err(Error::Failure);
@@ -622,6 +636,9 @@ pub fn getitem_parsed(
         format_version: h.version,
         dparams,
     };
+    if let Some(layout) = zfp_rate_layout(&h, dparams, &steps) {
+        return with_scratch(|s| zfp_rate_getitem(&chunk, &bw, layout, start, dst, s));
+    }
     with_scratch(|s| -> Result<usize> {
         let first_block = start / bs;
         let last_block = (stop - 1) / bs;
@@ -677,6 +694,105 @@ pub fn getitem_parsed(
         s.getitem_block = block_store;
         Ok(written)
     })
+}
+
+/// The array layout c-blosc2's cell-wise getitem of `zfp_rate` chunks needs, when it applies:
+/// a `zfp_rate` chunk of a super-chunk with a 1- to 4-D "b2nd" layout, whose blocks go through
+/// no filter nor postfilter. (With filters c-blosc2 unfilters a whole block of which only the
+/// cell was decoded, from stale scratch memory; those chunks decode their blocks whole here.)
+fn zfp_rate_layout<'p>(
+    h: &ChunkHeader,
+    dparams: &'p DParams,
+    steps: &[(u8, u8)],
+) -> Option<&'p ArrayLayout> {
+    if h.compformat() != codecs::UDCODEC_FORMAT
+        || h.udcompcode != super::plugins::ZFP_RATE
+        || !steps.is_empty()
+        || dparams.postfilter.is_some()
+        || h.special_raw() != 0
+        || h.memcpyed()
+        || h.is_vl_blocks()
+    {
+        return None;
+    }
+    dparams
+        .layout
+        .as_deref()
+        .filter(|l| (1..=4).contains(&l.blockshape.len()))
+}
+
+/// getitem on a `zfp_rate` chunk as c-blosc2 3.3.5 serves it: every block the items touch,
+/// when its single stream is a zfp one, first goes to the plugin's cell reader
+/// (`zfp::rate_cell`) with the start's place in that block and the whole item count.
+/// - When all the items lie in one block and fit in the start's cell, they are that cell's, in
+///   the cell's order, without decoding the rest of the block (the fast path; a run that
+///   crosses a cell row continues on the cell's next row, where the block's next items are
+///   elsewhere).
+/// - Whenever the cell reader fails (see `rate_cell`: notably more bits asked for than a cell
+///   takes) the getitem fails with `Data`, also for items spanning blocks.
+/// - Otherwise the blocks are decoded whole and the items copied in order. (For items spanning
+///   blocks whose cell reads succeed, c-blosc2 copies nothing or copies to the wrong place;
+///   here the items are right.)
+fn zfp_rate_getitem(
+    chunk: &Chunk<'_>,
+    bw: &Backward<'_>,
+    layout: &ArrayLayout,
+    start: usize,
+    dst: &mut [u8],
+    s: &mut Scratch,
+) -> Result<usize> {
+    let h = &chunk.header;
+    let (bs, ts) = (h.blocksize as usize, h.typesize as usize);
+    let stop = start + dst.len();
+    let (first_block, last_block) = (start / bs, (stop - 1) / bs);
+    let nitems = dst.len() / ts;
+    let mut block_store = std::mem::take(&mut s.getitem_block);
+    let mut written = 0;
+    for nblock in first_block..=last_block {
+        chunk.check_block_start(nblock)?;
+        let blen = chunk.block_len(nblock);
+        let bstart = nblock * bs;
+        let from = start.max(bstart) - bstart;
+        let to = stop.min(bstart + blen) - bstart;
+        if chunk.nstreams(nblock) == 1 {
+            let src = chunk.block_source(nblock)?;
+            if let Some(stream) = zfp_stream_of(&src, blen) {
+                let single = first_block == last_block;
+                let items = from / ts..from / ts + nitems;
+                let read = |out: &mut [u8]| {
+                    let meta = h.compcode_meta;
+                    zfp::rate_cell(meta, &layout.blockshape, ts, stream, items, blen, out)
+                };
+                let cell = if single {
+                    read(dst)
+                } else {
+                    read(&mut [0u8; zfp::MAX_CELL_BYTES])
+                };
+                match cell {
+                    Ok(Some(n)) if single => return Ok(n),
+                    Ok(_) => {}
+                    Err(_) => return Err(Error::Data),
+                }
+            }
+        }
+        let block = reuse(&mut block_store, blen);
+        chunk.decode_block(bw, nblock, block, Dref::None, 0, s)?;
+        copy_bytes(&mut dst[written..written + to - from], &block[from..to]);
+        written += to - from;
+    }
+    s.getitem_block = block_store;
+    Ok(written)
+}
+
+/// The codec's stream of a one-stream block (`src`: the block's bytes from its start), when
+/// the codec wrote one: not a run, zeros, or the block stored raw. `None` also for a stream
+/// that overruns `src`, which the block's regular decoding reports.
+fn zfp_stream_of(src: &[u8], block_len: usize) -> Option<&[u8]> {
+    let csize = i32::from_le_bytes(src.get(..4)?.try_into().ok()?);
+    if csize <= 0 || csize as usize == block_len {
+        return None;
+    }
+    src.get(4..4 + csize as usize)
 }
 
 /// Decodes the blocks of chunk `src` that `wanted` marks, one at a time into a block-sized

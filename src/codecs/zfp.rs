@@ -12,7 +12,9 @@
 //!
 //! The zfp stream carries no header: decoding needs the same mode, type and block shape.
 //! zfp's bit-stream reader does not check the end of its buffer, so [`decompress`] hands it a
-//! copy padded to the most bits any block can consume.
+//! copy padded to the most bits any block can consume, and [`rate_cell`] (c-blosc2's getitem
+//! shortcut for fixed-rate blocks, one 4^d cell decoded alone) a zero-padded copy of the words
+//! holding its cell.
 
 use std::ffi::c_void;
 
@@ -258,6 +260,158 @@ pub fn decompress(
     Ok(dst.len())
 }
 
+/// zfp's cells: 4 items along each dimension, each encoded on its own.
+const CELL_SIDE: usize = 4;
+
+/// The most bytes a cell's items take (4^4 float64 values).
+pub const MAX_CELL_BYTES: usize = 256 * 8;
+
+/// c-blosc2's fast getitem for `zfp_rate` blocks (its plugin's `zfp_getcell`): in fixed-rate
+/// mode every cell of a block takes the same number of bits, so the items asked for, when
+/// they all lie in the cell holding the first one, are decoded from that cell alone.
+///
+/// `stream` is the block's zfp stream, `items` the items' indices in the block (C order over
+/// `blockshape`); `block_nbytes` the block's size. On success `out` receives the items of the cell starting at `start`'s place in it, in the cell's
+/// own order (the last dimension fastest within the 4-item cell side, so a run that passes
+/// the end of a cell row continues on the cell's next row, not the block's), and the result
+/// is their size in bytes. `Ok(None)` when the items do not fit in that cell: the caller then
+/// decodes the whole block, as c-blosc2 does. Errors as c-blosc2's fail (its caller turns
+/// them all into `Data`): items of other than 4 or 8 bytes, a stream too short for the cell,
+/// or more bits asked for than the cell holds (`nitems * typesize * 8` greater than the
+/// cell's bit budget, a check of the reference's that fails requests it could serve).
+pub fn rate_cell(
+    meta: u8,
+    blockshape: &[i32],
+    typesize: usize,
+    stream: &[u8],
+    items: std::ops::Range<usize>,
+    block_nbytes: usize,
+    out: &mut [u8],
+) -> Result<Option<usize>> {
+    let (start, nitems) = (items.start, items.len());
+    let ndim = blockshape.len();
+    if ndim == 0 || ndim > 4 || blockshape.iter().any(|&d| d <= 0) {
+        return Err(Error::Failure);
+    }
+    // The start's coordinates in the block, then its cell (cells numbered as zfp stores
+    // them: the last dimension fastest) and its place in that cell.
+    // (As c-blosc2, the first coordinate is not wrapped: a start past the block, which only
+    // a metalayer disagreeing with the chunk gives, lands past the stream's cells.)
+    let mut coords = [0usize; 4];
+    let mut rem = start;
+    for i in (1..ndim).rev() {
+        let side = blockshape[i] as usize;
+        coords[i] = rem % side;
+        rem /= side;
+    }
+    coords[0] = rem;
+    let (mut ncell, mut cell_stride) = (0usize, 1usize);
+    let (mut in_cell, mut in_cell_stride) = (0usize, 1usize);
+    for i in (0..ndim).rev() {
+        ncell = ncell.saturating_add((coords[i] / CELL_SIDE).saturating_mul(cell_stride));
+        in_cell += coords[i] % CELL_SIDE * in_cell_stride;
+        cell_stride = cell_stride.saturating_mul((blockshape[i] as usize).div_ceil(CELL_SIDE));
+        in_cell_stride *= CELL_SIDE;
+    }
+    let cell_nitems = in_cell_stride;
+    if nitems > cell_nitems || in_cell + nitems > cell_nitems {
+        return Ok(None);
+    }
+    let scalar = match typesize {
+        4 => ffi::zfp_type_zfp_type_float,
+        8 => ffi::zfp_type_zfp_type_double,
+        _ => return Err(Error::Failure),
+    };
+    // The rate as the reference's getitem computes it (an integer product, then / 100).
+    let rate = f64::from(u32::from(meta) * typesize as u32 * 8) / 100.0;
+    // SAFETY: a null bit stream is allowed; the result is checked.
+    let zfp = unsafe { ffi::zfp_stream_open(std::ptr::null_mut()) };
+    if zfp.is_null() {
+        return Err(Error::MemoryAlloc);
+    }
+    let session = Session {
+        zfp,
+        field: std::ptr::null_mut(),
+        bits: std::ptr::null_mut(),
+    };
+    // SAFETY: `zfp` is a live stream; set_rate only stores parameters, which are then read.
+    let maxbits = unsafe {
+        ffi::zfp_stream_set_rate(zfp, rate, scalar, ndim as u32, 0);
+        (*zfp).maxbits as usize
+    };
+    if maxbits == 0 || ncell >= stream.len() * 8 / maxbits {
+        return Err(Error::Failure);
+    }
+    // zfp's reader takes 64-bit words and does not check the end of its buffer: hand it the
+    // words holding the cell (from a word boundary, so the bits keep their places), plus the
+    // one it reads ahead and spare zeros.
+    let first_bit = ncell * maxbits;
+    let word_start = first_bit / 64 * 8;
+    let words = (first_bit % 64 + maxbits).div_ceil(64) + 4;
+    let (mut small, mut large) = ([0u64; 16], Vec::new());
+    let window: &mut [u64] = if words <= small.len() {
+        &mut small[..words]
+    } else {
+        large.resize(words, 0);
+        &mut large
+    };
+    let have = stream.len().saturating_sub(word_start).min(words * 8);
+    as_bytes_mut(window)[..have].copy_from_slice(&stream[word_start..word_start + have]);
+    let mut session = session;
+    session.attach(window.as_mut_ptr().cast(), words * 8)?;
+    // SAFETY: `first_bit % 64` lies in the window's first word.
+    unsafe { ffi::stream_rseek(session.bits, (first_bit % 64) as u64) };
+    let nbytes = nitems * typesize;
+    let from = in_cell * typesize;
+    // The reference's checks of what the decoder took, then the items asked for.
+    let finish = |bits: usize, cell: &[u8]| {
+        if bits == 0
+            || bits > block_nbytes * 8
+            || bits > cell_nitems * typesize * 8
+            || nbytes * 8 > bits
+            || out.len() < nbytes
+        {
+            return Err(Error::Failure);
+        }
+        out[..nbytes].copy_from_slice(&cell[from..from + nbytes]);
+        Ok(Some(nbytes))
+    };
+    let result = match ndim {
+        1 => decode_cell::<4, _>(zfp, typesize, finish),
+        2 => decode_cell::<16, _>(zfp, typesize, finish),
+        3 => decode_cell::<64, _>(zfp, typesize, finish),
+        _ => decode_cell::<256, _>(zfp, typesize, finish),
+    };
+    drop(session);
+    result
+}
+
+/// Decodes the cell at `zfp`'s stream position, `N` (4^ndim) scalars of `typesize` (4 or 8)
+/// bytes, and hands `finish` the bits it took and the cell's bytes.
+fn decode_cell<const N: usize, R>(
+    zfp: *mut ffi::zfp_stream,
+    typesize: usize,
+    finish: impl FnOnce(usize, &[u8]) -> R,
+) -> R {
+    let mut words = [0u64; N];
+    let p = words.as_mut_ptr();
+    // SAFETY: `zfp` reads a stream positioned by the caller over a buffer holding every word
+    // the cell can touch; `words` holds N float64 (or 2N float32) values, a cell's N.
+    let bits = unsafe {
+        match (N, typesize) {
+            (4, 4) => ffi::zfp_decode_block_float_1(zfp, p.cast()),
+            (16, 4) => ffi::zfp_decode_block_float_2(zfp, p.cast()),
+            (64, 4) => ffi::zfp_decode_block_float_3(zfp, p.cast()),
+            (_, 4) => ffi::zfp_decode_block_float_4(zfp, p.cast()),
+            (4, _) => ffi::zfp_decode_block_double_1(zfp, p.cast()),
+            (16, _) => ffi::zfp_decode_block_double_2(zfp, p.cast()),
+            (64, _) => ffi::zfp_decode_block_double_3(zfp, p.cast()),
+            _ => ffi::zfp_decode_block_double_4(zfp, p.cast()),
+        }
+    };
+    finish(bits, &as_bytes_mut(&mut words)[..N * typesize])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,5 +487,48 @@ mod tests {
             let garbage: Vec<u8> = (0..n).map(|i| (i * 37 % 251) as u8).collect();
             let _ = decompress(mode, &[32, 32], 4, &garbage, &mut back);
         }
+    }
+
+    #[test]
+    fn rate_cells_are_the_blocks_items() {
+        // A 2-D block of 7x9 float64 values: cells cut by both edges.
+        let src: Vec<u8> = (0..7 * 9)
+            .flat_map(|i| ((i as f64 * 0.3).cos() * 50.0).to_le_bytes())
+            .collect();
+        let mut stream = vec![0u8; src.len()];
+        let n = compress(Mode::Rate(40), &[7, 9], 8, &src, &mut stream).unwrap();
+        let stream = &stream[..n];
+        let mut whole = vec![0u8; src.len()];
+        decompress(Mode::Rate(40), &[7, 9], 8, stream, &mut whole).unwrap();
+        let mut out = [0u8; 8];
+        for i in 0..7 * 9 {
+            let got = rate_cell(40, &[7, 9], 8, stream, i..i + 1, src.len(), &mut out);
+            assert_eq!(got, Ok(Some(8)));
+            assert_eq!(out, whole[i * 8..i * 8 + 8], "item {i}");
+        }
+        // More items than the start's cell has left: not served from the cell.
+        let mut big = [0u8; MAX_CELL_BYTES];
+        assert_eq!(
+            rate_cell(40, &[7, 9], 8, stream, 3..17, src.len(), &mut big),
+            Ok(None)
+        );
+        // 40% of 64 bits a value: 410 bits a cell, fewer than 7 values' 448.
+        assert_eq!(
+            rate_cell(40, &[7, 9], 8, stream, 0..6, src.len(), &mut big),
+            Ok(Some(48))
+        );
+        assert_eq!(
+            rate_cell(40, &[7, 9], 8, stream, 0..7, src.len(), &mut big),
+            Err(Error::Failure)
+        );
+        // A stream too short for the cell, other item sizes.
+        assert_eq!(
+            rate_cell(40, &[7, 9], 8, &stream[..60], 60..61, src.len(), &mut big),
+            Err(Error::Failure)
+        );
+        assert_eq!(
+            rate_cell(40, &[7, 9], 2, stream, 0..1, src.len(), &mut big),
+            Err(Error::Failure)
+        );
     }
 }

@@ -969,6 +969,10 @@ impl Schunk {
     }
 
     /// Reads items `start..stop` into `dst` (which holds at least that many bytes).
+    ///
+    /// As in c-blosc2, a whole chunk is decompressed and a part of one goes through getitem
+    /// (which differs for `zfp_rate` chunks, see `chunk::decompress`), and a chunk that fails
+    /// to read fails the call with `Failure`.
     pub fn get_slice_buffer(&self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
         let (bstart, bstop, cs) = self.check_slice(start, stop)?;
         if (dst.len() as i64) < bstop - bstart {
@@ -979,10 +983,17 @@ impl Schunk {
             let n = pos / cs;
             let within = pos % cs;
             let take = (cs - within).min(bstop - pos);
-            let chunk = self.get_chunk(n)?;
             let out = &mut dst[(pos - bstart) as usize..(pos - bstart + take) as usize];
-            self.decompressor
-                .getitem_bytes(&chunk, within as usize, take as usize, out)?;
+            let read = if within == 0 && take == cs {
+                self.decompress_chunk(n, out, None).map(|_| ())
+            } else {
+                self.get_chunk(n).and_then(|chunk| {
+                    self.decompressor
+                        .getitem_bytes(&chunk, within as usize, take as usize, out)
+                        .map(|_| ())
+                })
+            };
+            read.map_err(|_| Error::Failure)?;
             pos += take;
         }
         Ok(())
