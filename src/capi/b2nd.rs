@@ -9,11 +9,12 @@
 use std::ffi::CString;
 use std::panic::AssertUnwindSafe;
 use std::ptr;
+use std::sync::Arc;
 
 use libc::{c_char, c_int, c_void};
 
 use crate::b2nd::array::{read_meta, store_layout};
-use crate::b2nd::{meta, slice, Array, Params, MAX_DIM};
+use crate::b2nd::{meta, slice, Array, DimMap, Params, MAX_DIM};
 use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
@@ -493,10 +494,36 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
 /// What C holds as a `b2nd_array_t *`: the public struct first (so both addresses agree), then
 /// an empty super-chunk that is swapped into `sc`'s handle while the core works on the array's
 /// own super-chunk (the core's `Array` owns its store; the C layer keeps it in `sc`).
+///
+/// Views (`b2nd_squeeze`, `b2nd_squeeze_index`, `b2nd_expand_dims`) share their base's `sc`:
+/// a view's handle has the same `sc`, a clone of `owner`, and the `map` of its dimensions onto
+/// the base's, so reads and writes through either reach the same chunks. The super-chunk is
+/// freed with the last array that shares it, whatever the order of the `b2nd_free` calls.
 #[repr(C)]
 struct ArrayHandle {
     c: b2nd_array_t,
     spare: Option<Schunk>,
+    /// `c.sc`, shared by the array and its views (`None` only while the handle is built).
+    owner: Option<Arc<SharedSchunk>>,
+    /// For a view: its dimensions as dimensions of the array in `sc`.
+    map: Option<DimMap>,
+}
+
+/// A super-chunk handle of the schunk C layer that several arrays share. Atomically counted:
+/// C may free a base and its view from different threads.
+struct SharedSchunk(*mut blosc2_schunk);
+
+// SAFETY: the pointer is never dereferenced through a shared reference; the only use is the
+// single free in `drop`, which the last owner runs, on whichever thread that is.
+unsafe impl Send for SharedSchunk {}
+// SAFETY: as above.
+unsafe impl Sync for SharedSchunk {}
+
+impl Drop for SharedSchunk {
+    fn drop(&mut self) {
+        // SAFETY: the last array sharing this live handle is gone; nothing else frees it.
+        unsafe { blosc2_schunk_free(self.0) };
+    }
 }
 
 /// An empty in-memory super-chunk (what stands in `sc`'s handle during a call).
@@ -582,14 +609,20 @@ unsafe fn with_array<R>(
     let sc = h.c.sc;
     // SAFETY: sc is NULL or the array's live super-chunk handle.
     let slot = unsafe { schunk_mut(sc) }.ok_or(Error::NullPointer)?;
-    // Checked first: a failing from_store would take the super-chunk down with it.
-    store_layout(&*slot)?;
+    // Checked first: a failing from_store (or view_of) would take the super-chunk down with it.
+    let (_, base) = store_layout(&*slot)?;
+    if let Some(map) = &h.map {
+        map.apply(&base)?;
+    }
     let spare = match h.spare.take() {
         Some(s) => s,
         None => placeholder()?,
     };
     let store = std::mem::replace(slot, spare);
-    let mut a = Array::from_store(store)?;
+    let mut a = match &h.map {
+        Some(map) => Array::view_of(store, map)?,
+        None => Array::from_store(store)?,
+    };
     let r = f(&mut a);
     let filled = fill_fields(&mut h.c, &a);
     h.spare = Some(std::mem::replace(slot, a.into_store()));
@@ -608,11 +641,33 @@ unsafe fn with_array<R>(
 /// # Safety
 /// `sc` is a live super-chunk handle; the new array owns it.
 unsafe fn handle_for_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t> {
+    // SAFETY: forwarded contract.
+    let p = unsafe { new_handle(sc, None) }?;
+    // SAFETY: p is the live handle just made; from now on it owns sc.
+    unsafe { array_handle(p) }?.owner = Some(Arc::new(SharedSchunk(sc)));
+    Ok(p)
+}
+
+/// A new C array around `sc`: the array the super-chunk holds, or with `view`, a view of it
+/// sharing `sc` through `owner`. On failure `sc` is left as it was.
+///
+/// # Safety
+/// `sc` is a live super-chunk handle.
+unsafe fn new_handle(
+    sc: *mut blosc2_schunk,
+    view: Option<(Arc<SharedSchunk>, DimMap)>,
+) -> Result<*mut b2nd_array_t> {
     // SAFETY: every field of b2nd_array_t is an integer or a raw pointer: all-zero is valid.
     let c: b2nd_array_t = unsafe { std::mem::zeroed() };
+    let (owner, map) = match view {
+        Some((owner, map)) => (Some(owner), Some(map)),
+        None => (None, None),
+    };
     let mut h = Box::new(ArrayHandle {
         c,
         spare: Some(placeholder()?),
+        owner,
+        map,
     });
     h.c.sc = sc;
     h.c.chunk_cache = chunk_cache_s {
@@ -625,7 +680,8 @@ unsafe fn handle_for_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t>
     match unsafe { with_array(p, |_| Ok(())) } {
         Ok(()) => Ok(raw.cast()),
         Err(e) => {
-            // SAFETY: raw came from Box::into_raw above; sc stays the caller's.
+            // SAFETY: raw came from Box::into_raw above; sc stays the caller's (or, for a
+            // view, its base's: dropping the owner clone leaves the base's reference).
             let h = unsafe { Box::from_raw(raw) };
             // SAFETY: the dtype is ours.
             unsafe { libc::free(h.c.dtype.cast()) };
@@ -660,6 +716,41 @@ unsafe fn put(out: *mut *mut b2nd_array_t, a: Array<Schunk>) -> Result<c_int> {
     // SAFETY: non-NULL and writable per the contract.
     unsafe { *out = p };
     Ok(0)
+}
+
+/// Whether `p` is a view (see [`ArrayHandle`]).
+///
+/// # Safety
+/// `p` is NULL or a live array of ours.
+unsafe fn is_view(p: *const b2nd_array_t) -> bool {
+    // SAFETY: forwarded contract; the reference ends here.
+    unsafe { array_handle(p) }.is_ok_and(|h| h.map.is_some())
+}
+
+/// The parameters of a copy of `a` with its own chunk and block shapes, in `options`.
+fn copy_params(a: &Array<Schunk>, options: Storage) -> Params<Storage> {
+    let src = a.store();
+    Params {
+        cparams: src.cparams().clone(),
+        dparams: src.dparams().clone(),
+        options,
+        shape: a.shape().to_vec(),
+        chunkshape: a.chunkshape(),
+        blockshape: a.blockshape(),
+        dtype: a.dtype().unwrap_or(meta::DEFAULT_DTYPE).to_string(),
+        dtype_format: a.dtype_format(),
+        metalayers: Vec::new(),
+    }
+}
+
+/// A view as a super-chunk of its own in a contiguous frame in memory (its chunks copied as
+/// they are, its own b2nd metalayer): what c-blosc2 serialises for a view.
+fn view_frame(a: &Array<Schunk>) -> Result<Schunk> {
+    let options = Storage {
+        contiguous: true,
+        ..Storage::default()
+    };
+    Ok(a.copy::<Schunk>(&copy_params(a, options))?.into_store())
 }
 
 /// The core parameters of a context.
@@ -858,11 +949,10 @@ pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
         }
         // SAFETY: a live array of ours, not used after this call (per the API).
         let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
-        // SAFETY: the array owns its super-chunk handle and its malloc'd dtype.
-        unsafe {
-            blosc2_schunk_free(h.c.sc);
-            libc::free(h.c.dtype.cast());
-        }
+        // SAFETY: the array owns its malloc'd dtype.
+        unsafe { libc::free(h.c.dtype.cast()) };
+        // The super-chunk goes with the last array sharing it (the owner's drop).
+        drop(h);
         Ok(0)
     })
 }
@@ -877,6 +967,21 @@ pub unsafe extern "C" fn b2nd_to_cframe(
     run(|| {
         if array.is_null() || cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
+        }
+        // SAFETY: live array and writable out-parameters, per the contract.
+        if unsafe { is_view(array) } {
+            // The super-chunk is the base's: serialise the view's own.
+            // SAFETY: a live array per the contract.
+            let bytes =
+                unsafe { with_array(array, |a| Ok(view_frame(a)?.to_buffer()?.into_owned())) }?;
+            let len = i64::try_from(bytes.len()).map_err(|_| Error::Failure)?;
+            // SAFETY: writable out-parameters, per the contract.
+            unsafe {
+                *cframe = malloc_copy(&bytes)?;
+                *cframe_len = len;
+                *needs_free = true;
+            }
+            return Ok(0);
         }
         // SAFETY: live array and writable out-parameters, per the contract.
         unsafe {
@@ -901,26 +1006,18 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
         // SAFETY: a NUL-terminated path per the contract.
         let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
         // SAFETY: a live array per the contract.
+        let view = unsafe { is_view(array) };
+        // SAFETY: a live array per the contract.
         unsafe {
             with_array(array, |a| {
-                let src = a.store();
+                // A view is saved sparse, as c-blosc2 saves it (its own super-chunk is never
+                // contiguous); an array as its super-chunk is.
                 let options = Storage {
-                    contiguous: src.storage().contiguous,
+                    contiguous: !view && a.store().storage().contiguous,
                     urlpath: Some(path.into()),
                     ..Storage::default()
                 };
-                let params = Params {
-                    cparams: src.cparams().clone(),
-                    dparams: src.dparams().clone(),
-                    options,
-                    shape: a.shape().to_vec(),
-                    chunkshape: a.chunkshape(),
-                    blockshape: a.blockshape(),
-                    dtype: a.dtype().unwrap_or(meta::DEFAULT_DTYPE).to_string(),
-                    dtype_format: a.dtype_format(),
-                    metalayers: Vec::new(),
-                };
-                a.copy::<Schunk>(&params).map(drop)
+                a.copy::<Schunk>(&copy_params(a, options)).map(drop)
             })
         }?;
         Ok(0)
@@ -936,6 +1033,23 @@ pub unsafe extern "C" fn b2nd_save_append(
         return Error::NullPointer.code() as i64;
     }
     // SAFETY: a live array per the contract.
+    if unsafe { is_view(array) } {
+        let append = || -> Result<i64> {
+            // SAFETY: NULL or a NUL-terminated path per the contract.
+            let path = unsafe { c_str(urlpath) }.ok_or(Error::NullPointer)?;
+            // SAFETY: a live array per the contract.
+            unsafe {
+                with_array(array, |a| {
+                    view_frame(a)?.append_file(&crate::schunk::local_path(path.as_ref()))
+                })
+            }
+        };
+        return guard(
+            Error::Failure.code() as i64,
+            AssertUnwindSafe(|| append().unwrap_or_else(|e| e.code() as i64)),
+        );
+    }
+    // SAFETY: a live array per the contract.
     unsafe { blosc2_schunk_append_file((*array).sc, urlpath) }
 }
 
@@ -944,12 +1058,31 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
     run(|| {
         // SAFETY: a live array per the contract.
         let sc = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?.sc;
-        // SAFETY: its live super-chunk handle.
-        let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
-        let smeta = Schunk::meta_get(sc, "b2nd")
-            .or_else(|_| Schunk::meta_get(sc, "caterva"))
-            .map_err(|_| Error::MetalayerNotFound)?;
-        let (m, _) = meta::deserialize(smeta)?;
+        // SAFETY: a live array per the contract.
+        let m = if unsafe { is_view(array) } {
+            // The super-chunk's metalayer describes the base: print the view's own.
+            // SAFETY: as above.
+            let smeta = unsafe {
+                with_array(array, |a| {
+                    let g = a.geometry();
+                    meta::serialize(
+                        &g.shape,
+                        &g.chunkshape_i32(),
+                        &g.blockshape_i32(),
+                        a.dtype(),
+                        a.dtype_format(),
+                    )
+                })
+            }?;
+            meta::deserialize(&smeta)?.0
+        } else {
+            // SAFETY: its live super-chunk handle.
+            let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
+            let smeta = Schunk::meta_get(sc, "b2nd")
+                .or_else(|_| Schunk::meta_get(sc, "caterva"))
+                .map_err(|_| Error::MetalayerNotFound)?;
+            meta::deserialize(smeta)?.0
+        };
         let join = |v: Vec<String>| v.join(", ");
         let first_or_zero = |v: &[String]| {
             if v.is_empty() {
@@ -1330,14 +1463,18 @@ pub unsafe extern "C" fn b2nd_concatenate(
     })
 }
 
-/// Shared body of squeeze / squeeze_index / expand_dims: a new in-memory array made by `f`.
+/// Shared body of squeeze / squeeze_index / expand_dims: `derive` gives the view's map from
+/// the array's own (identity for a base) and geometry; the view shares the array's super-chunk.
+/// When `derive` gives `None` (the chunks' layout would differ), `copy` makes an in-memory
+/// copy instead: c-blosc2's view then cannot read its data.
 ///
 /// # Safety
 /// `array` is NULL or live; `view` is NULL or writable.
 unsafe fn view_of(
     array: *const b2nd_array_t,
     view: *mut *mut b2nd_array_t,
-    f: impl FnOnce(&Array<Schunk>) -> Result<Array<Schunk>>,
+    derive: impl FnOnce(&DimMap, &crate::b2nd::shape::Geometry) -> Result<Option<DimMap>>,
+    copy: impl FnOnce(&Array<Schunk>) -> Result<Array<Schunk>>,
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
@@ -1345,10 +1482,33 @@ unsafe fn view_of(
         if array.is_null() || view.is_null() {
             return Err(Error::NullPointer);
         }
+        // SAFETY: forwarded contract; the handle reference ends before with_array.
+        let (sc, owner, own_map) = {
+            let h = unsafe { array_handle(array) }?;
+            (h.c.sc, h.owner.clone(), h.map.clone())
+        };
         // SAFETY: forwarded contract.
-        unsafe {
-            let out = with_array(array, |a| f(a))?;
-            put(view, out)
+        let map = unsafe {
+            with_array(array, |a| {
+                a.check_only_b2nd_meta()?;
+                let own = own_map.unwrap_or_else(|| DimMap::identity(a.ndim()));
+                derive(&own, a.geometry())
+            })
+        }?;
+        match (map, owner) {
+            (Some(map), Some(owner)) => {
+                // SAFETY: sc is the array's live super-chunk, kept alive by `owner`.
+                let p = unsafe { new_handle(sc, Some((owner, map))) }?;
+                // SAFETY: non-NULL and writable per the contract.
+                unsafe { *view = p };
+                Ok(0)
+            }
+            (Some(_), None) => Err(Error::Failure),
+            // SAFETY: forwarded contract.
+            (None, _) => unsafe {
+                let out = with_array(array, |a| copy(a))?;
+                put(view, out)
+            },
         }
     })
 }
@@ -1365,7 +1525,14 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
         Err(e) => return e.code(),
     };
     // SAFETY: forwarded contract.
-    unsafe { view_of(array, view, |a| a.squeeze_index(index)) }
+    unsafe {
+        view_of(
+            array,
+            view,
+            |m, g| m.squeeze(g, index),
+            |a| a.squeeze_index(index),
+        )
+    }
 }
 
 #[no_mangle]
@@ -1374,7 +1541,17 @@ pub unsafe extern "C" fn b2nd_squeeze(
     view: *mut *mut b2nd_array_t,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { view_of(array, view, Array::squeeze) }
+    unsafe {
+        view_of(
+            array,
+            view,
+            |m, g| {
+                let index: Vec<bool> = g.shape.iter().map(|s| *s == 1).collect();
+                m.squeeze(g, &index)
+            },
+            Array::squeeze,
+        )
+    }
 }
 
 #[no_mangle]
@@ -1390,7 +1567,14 @@ pub unsafe extern "C" fn b2nd_expand_dims(
         Err(e) => return e.code(),
     };
     // SAFETY: forwarded contract.
-    unsafe { view_of(array, view, |a| a.expand_dims(axis)) }
+    unsafe {
+        view_of(
+            array,
+            view,
+            |m, _| m.expand(axis).map(Some),
+            |a| a.expand_dims(axis),
+        )
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1524,14 +1708,22 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
 unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
     // SAFETY: a live array per the contract.
     let c = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?;
-    let (ndim, chunkshape, blockshape) = (c.ndim, c.chunkshape, c.blockshape);
+    let (ndim, chunkshape, blockshape, sc) = (c.ndim, c.chunkshape, c.blockshape, c.sc);
     // SAFETY: its live super-chunk handle.
-    let rc = unsafe { blosc2_schunk_refresh(c.sc) };
+    let rc = unsafe { blosc2_schunk_refresh(sc) };
     if rc <= 0 {
         return Ok(rc);
     }
+    // SAFETY: a live array per the contract.
+    if unsafe { is_view(array) } {
+        // The metalayer is the base's: the view's fields follow it through its map (an error
+        // once the base no longer fits the view).
+        // SAFETY: a live array.
+        unsafe { with_array(array, |_| Ok(())) }?;
+        return Ok(rc);
+    }
     // SAFETY: as above.
-    let sc = unsafe { schunk_ref(c.sc) }.ok_or(Error::NullPointer)?;
+    let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
     let m = read_meta(sc)?;
     let n = m.ndim();
     if n != ndim as usize
