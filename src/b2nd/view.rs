@@ -155,6 +155,38 @@ impl<S: ChunkStore> Array<S> {
     }
 }
 
+impl Array<crate::schunk::Schunk> {
+    /// The super-chunk describing this array when it is a view, as c-blosc2 gives each view
+    /// one of its own: in memory (sparse), this array's compression parameters, a b2nd
+    /// metalayer of the view's shape, and copies of the vlmetalayers. It holds no chunks: they
+    /// stay in the base's super-chunk.
+    pub fn view_description(&self) -> Result<crate::schunk::Schunk> {
+        let mut desc = crate::schunk::Schunk::new(self.store().options())?;
+        self.describe_into(&mut desc)?;
+        for name in self.store().vlmeta_names() {
+            desc.vlmeta_add(name, &self.store().vlmeta_get(name)?, None)?;
+        }
+        Ok(desc)
+    }
+
+    /// Brings `desc`'s b2nd metalayer up to this array's shape (a view follows its base).
+    pub fn describe_into(&self, desc: &mut crate::schunk::Schunk) -> Result<()> {
+        let g = self.geometry();
+        let smeta = super::meta::serialize(
+            &g.shape,
+            &g.chunkshape_i32(),
+            &g.blockshape_i32(),
+            self.dtype(),
+            self.dtype_format(),
+        )?;
+        match desc.meta_get(super::array::META_NAME) {
+            Ok(current) if current == smeta.as_slice() => Ok(()),
+            Ok(_) => desc.meta_update(super::array::META_NAME, &smeta).map(drop),
+            Err(_) => desc.meta_add(super::array::META_NAME, &smeta).map(drop),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

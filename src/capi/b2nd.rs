@@ -495,18 +495,24 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
 /// an empty super-chunk that is swapped into `sc`'s handle while the core works on the array's
 /// own super-chunk (the core's `Array` owns its store; the C layer keeps it in `sc`).
 ///
-/// Views (`b2nd_squeeze`, `b2nd_squeeze_index`, `b2nd_expand_dims`) share their base's `sc`:
-/// a view's handle has the same `sc`, a clone of `owner`, and the `map` of its dimensions onto
-/// the base's, so reads and writes through either reach the same chunks. The super-chunk is
-/// freed with the last array that shares it, whatever the order of the `b2nd_free` calls.
+/// Views (`b2nd_squeeze`, `b2nd_squeeze_index`, `b2nd_expand_dims`) share their base's
+/// super-chunk: a view's handle holds a clone of the base's `owner` and the `map` of its
+/// dimensions onto the base's, so reads and writes through either reach the same chunks. As in
+/// c-blosc2, a view's `sc` is a super-chunk of its own (in memory, `view` set, a b2nd metalayer
+/// of the view's shape, the chunk counts of the base) that holds no chunks. The base's
+/// super-chunk is freed with the last array that shares it, whatever the order of the
+/// `b2nd_free` calls.
 #[repr(C)]
 struct ArrayHandle {
     c: b2nd_array_t,
     spare: Option<Schunk>,
-    /// `c.sc`, shared by the array and its views (`None` only while the handle is built).
+    /// The super-chunk holding the chunks (`c.sc` of the base), shared by the array and its
+    /// views (`None` only while the handle is built).
     owner: Option<Arc<SharedSchunk>>,
-    /// For a view: its dimensions as dimensions of the array in `sc`.
+    /// For a view: its dimensions as dimensions of the array in `owner`.
     map: Option<DimMap>,
+    /// For a view: its own `c.sc`, freed with it.
+    description: Option<SharedSchunk>,
 }
 
 /// A super-chunk handle of the schunk C layer that several arrays share. Atomically counted:
@@ -607,8 +613,13 @@ unsafe fn with_array<R>(
     // SAFETY: forwarded contract.
     let h = unsafe { array_handle(p) }?;
     let sc = h.c.sc;
-    // SAFETY: sc is NULL or the array's live super-chunk handle.
-    let slot = unsafe { schunk_mut(sc) }.ok_or(Error::NullPointer)?;
+    // A view's chunks are in its base's super-chunk.
+    let data_sc = match (&h.map, &h.owner) {
+        (Some(_), Some(owner)) => owner.0,
+        _ => sc,
+    };
+    // SAFETY: data_sc is NULL or the array's live super-chunk handle.
+    let slot = unsafe { schunk_mut(data_sc) }.ok_or(Error::NullPointer)?;
     // Checked first: a failing from_store (or view_of) would take the super-chunk down with it.
     let (_, base) = store_layout(&*slot)?;
     if let Some(map) = &h.map {
@@ -624,10 +635,28 @@ unsafe fn with_array<R>(
         None => Array::from_store(store)?,
     };
     let r = f(&mut a);
-    let filled = fill_fields(&mut h.c, &a);
+    let mut filled = fill_fields(&mut h.c, &a);
+    if data_sc != sc {
+        // SAFETY: sc is NULL or the view's own live super-chunk handle (not data_sc's).
+        if let Some(desc) = unsafe { schunk_mut(sc) } {
+            filled = filled.and(a.describe_into(desc));
+        }
+    }
     h.spare = Some(std::mem::replace(slot, a.into_store()));
     // SAFETY: as above; the slot reference is not used after this point.
-    unsafe { sync_mirror(sc) };
+    unsafe { sync_mirror(data_sc) };
+    if data_sc != sc && !sc.is_null() {
+        // SAFETY: both live handles; the view's mirror shows its base's chunk counts, as the
+        // view's super-chunk does in c-blosc2 (it points at the base's chunks).
+        unsafe {
+            sync_mirror(sc);
+            (*sc).view = true;
+            (*sc).nchunks = (*data_sc).nchunks;
+            (*sc).chunksize = (*data_sc).chunksize;
+            (*sc).nbytes = (*data_sc).nbytes;
+            (*sc).cbytes = (*data_sc).cbytes;
+        }
+    }
     if !sc.is_null() {
         // SAFETY: live handle.
         h.c.last_tick = unsafe { (*sc).change_tick };
@@ -663,21 +692,44 @@ unsafe fn new_handle(
         Some((owner, map)) => (Some(owner), Some(map)),
         None => (None, None),
     };
+    let is_view = map.is_some();
     let mut h = Box::new(ArrayHandle {
         c,
         spare: Some(placeholder()?),
         owner,
         map,
+        description: None,
     });
-    h.c.sc = sc;
+    // A view gets its own super-chunk below, once its shape is known.
+    h.c.sc = if is_view { ptr::null_mut() } else { sc };
     h.c.chunk_cache = chunk_cache_s {
         data: ptr::null_mut(),
         nchunk: -1,
     };
     let p: *mut b2nd_array_t = &mut h.c;
     let raw = Box::into_raw(h);
-    // SAFETY: p points into the live box `raw`.
-    match unsafe { with_array(p, |_| Ok(())) } {
+    // SAFETY: p points into the live box `raw`; the view's own super-chunk goes into it as
+    // soon as it exists, so that the error path frees it.
+    let made = unsafe {
+        with_array(p, |a| match is_view {
+            true => a.view_description().map(Some),
+            false => Ok(None),
+        })
+        .and_then(|desc| match desc {
+            Some(desc) => {
+                let own = schunk_into_c(desc);
+                if own.is_null() {
+                    return Err(Error::Failure);
+                }
+                (*raw).description = Some(SharedSchunk(own));
+                (*raw).c.sc = own;
+                // Again, now that the view's super-chunk is there to follow the base.
+                with_array(p, |_| Ok(()))
+            }
+            None => Ok(()),
+        })
+    };
+    match made {
         Ok(()) => Ok(raw.cast()),
         Err(e) => {
             // SAFETY: raw came from Box::into_raw above; sc stays the caller's (or, for a
@@ -1706,20 +1758,26 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
 /// # Safety
 /// `array` is NULL or a live array of ours.
 unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
-    // SAFETY: a live array per the contract.
-    let c = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?;
-    let (ndim, chunkshape, blockshape, sc) = (c.ndim, c.chunkshape, c.blockshape, c.sc);
+    // SAFETY: a live array per the contract (the handle reference ends here).
+    let (ndim, chunkshape, blockshape, sc, view_of) = {
+        let h = unsafe { array_handle(array) }?;
+        let base = h.map.as_ref().and(h.owner.as_ref()).map(|o| o.0);
+        (h.c.ndim, h.c.chunkshape, h.c.blockshape, h.c.sc, base)
+    };
+    if let Some(base) = view_of {
+        // A view follows its base's super-chunk; its fields follow through its map (an error
+        // once the base no longer fits the view).
+        // SAFETY: the base's live super-chunk handle, kept alive by the view.
+        let rc = unsafe { blosc2_schunk_refresh(base) };
+        if rc > 0 {
+            // SAFETY: a live array.
+            unsafe { with_array(array, |_| Ok(())) }?;
+        }
+        return Ok(rc);
+    }
     // SAFETY: its live super-chunk handle.
     let rc = unsafe { blosc2_schunk_refresh(sc) };
     if rc <= 0 {
-        return Ok(rc);
-    }
-    // SAFETY: a live array per the contract.
-    if unsafe { is_view(array) } {
-        // The metalayer is the base's: the view's fields follow it through its map (an error
-        // once the base no longer fits the view).
-        // SAFETY: a live array.
-        unsafe { with_array(array, |_| Ok(())) }?;
         return Ok(rc);
     }
     // SAFETY: as above.
