@@ -1565,6 +1565,14 @@ unsafe fn view_of(
     })
 }
 
+/// A view of `array` without the dimensions `index` marks (ndim entries; each marked dimension
+/// must have extent 1, else BLOSC2_ERROR_INVALID_INDEX). The view shares `array`'s chunks:
+/// writes through either show in both, and the two are freed with b2nd_free in either order.
+/// Its `sc` is a super-chunk of its own in memory (`view` set, a b2nd metalayer of the view's
+/// shape) that holds no chunks. A view cannot change its shape (BLOSC2_ERROR_INVALID_PARAM);
+/// it follows its base's. When a dropped dimension has a chunk or block extent above 1 (its
+/// chunks hold padding along it), the result is an in-memory copy instead: c-blosc2 3.3.5
+/// returns a view that cannot read its items.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_squeeze_index(
     array: *mut b2nd_array_t,
@@ -1587,6 +1595,7 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
     }
 }
 
+/// b2nd_squeeze_index with every dimension of extent 1 marked.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_squeeze(
     array: *mut b2nd_array_t,
@@ -1746,7 +1755,9 @@ pub unsafe extern "C" fn b2nd_delete(
 /// fields follow the new shape; a changed ndim, chunk shape or block shape is
 /// BLOSC2_ERROR_DATA. As in c-blosc2, the data functions (slices, selections, copies, shape
 /// changes, save) do this first by themselves; calling it is for seeing another handle's shape
-/// change without touching data.
+/// change without touching data. For a view (b2nd_squeeze, b2nd_expand_dims), its base's
+/// super-chunk is refreshed and the view's fields follow its base's shape (1 when the view's
+/// shape changed); a dimension the view dropped that grew past 1 is BLOSC2_ERROR_INVALID_PARAM.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
     // SAFETY: forwarded contract.
@@ -1765,15 +1776,21 @@ unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
         (h.c.ndim, h.c.chunkshape, h.c.blockshape, h.c.sc, base)
     };
     if let Some(base) = view_of {
-        // A view follows its base's super-chunk; its fields follow through its map (an error
-        // once the base no longer fits the view).
+        // A view follows its base's super-chunk, which this or another handle may have
+        // changed: its fields follow through its map (an error once the base no longer fits
+        // the view). 1 when the view's shape changed.
         // SAFETY: the base's live super-chunk handle, kept alive by the view.
         let rc = unsafe { blosc2_schunk_refresh(base) };
-        if rc > 0 {
-            // SAFETY: a live array.
-            unsafe { with_array(array, |_| Ok(())) }?;
+        if rc < 0 {
+            return Ok(rc);
         }
-        return Ok(rc);
+        // SAFETY: a live array.
+        let before = unsafe { (*array).shape };
+        // SAFETY: a live array.
+        unsafe { with_array(array, |_| Ok(())) }?;
+        // SAFETY: a live array.
+        let changed = unsafe { (*array).shape } != before;
+        return Ok(rc.max(c_int::from(changed)));
     }
     // SAFETY: its live super-chunk handle.
     let rc = unsafe { blosc2_schunk_refresh(sc) };
