@@ -247,7 +247,8 @@ int b2nd_concatenate(struct b2nd_context_s *ctx,
  * shape) that holds no chunks. A view cannot change its shape (BLOSC2_ERROR_INVALID_PARAM);
  * it follows its base's. When a dropped dimension has a chunk or block extent above 1 (its
  * chunks hold padding along it), the result is an in-memory copy instead: c-blosc2 3.3.5
- * returns a view that cannot read its items.
+ * returns a view that cannot read its items. For threads, a view and its base are one array:
+ * calls on them must not overlap (as in c-blosc2, where they share one chunk list).
  */
 BLOSC_EXPORT
 int b2nd_squeeze_index(struct b2nd_array_t *array,
