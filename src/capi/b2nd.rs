@@ -1111,30 +1111,17 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
         // SAFETY: a live array per the contract.
         let sc = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?.sc;
         // SAFETY: a live array per the contract.
-        let m = if unsafe { is_view(array) } {
-            // The super-chunk's metalayer describes the base: print the view's own.
-            // SAFETY: as above.
-            let smeta = unsafe {
-                with_array(array, |a| {
-                    let g = a.geometry();
-                    meta::serialize(
-                        &g.shape,
-                        &g.chunkshape_i32(),
-                        &g.blockshape_i32(),
-                        a.dtype(),
-                        a.dtype_format(),
-                    )
-                })
-            }?;
-            meta::deserialize(&smeta)?.0
-        } else {
-            // SAFETY: its live super-chunk handle.
-            let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
-            let smeta = Schunk::meta_get(sc, "b2nd")
-                .or_else(|_| Schunk::meta_get(sc, "caterva"))
-                .map_err(|_| Error::MetalayerNotFound)?;
-            meta::deserialize(smeta)?.0
-        };
+        if unsafe { is_view(array) } {
+            // A view's own super-chunk describes it once its shape follows its base's.
+            // SAFETY: a live array.
+            unsafe { with_array(array, |_| Ok(())) }?;
+        }
+        // SAFETY: its live super-chunk handle.
+        let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
+        let smeta = Schunk::meta_get(sc, "b2nd")
+            .or_else(|_| Schunk::meta_get(sc, "caterva"))
+            .map_err(|_| Error::MetalayerNotFound)?;
+        let (m, _) = meta::deserialize(smeta)?;
         let join = |v: Vec<String>| v.join(", ");
         let first_or_zero = |v: &[String]| {
             if v.is_empty() {
