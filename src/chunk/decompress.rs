@@ -6,6 +6,7 @@ use super::params::{BlockInfo, DParams};
 use super::pipeline::{self, Backward, Dref, Loc};
 use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, zstd::PreparedDict, Dict};
+use crate::filters::shuffle;
 use crate::{Error, Result};
 use std::sync::OnceLock;
 
@@ -235,7 +236,7 @@ impl<'a> Chunk<'a> {
         s.ensure(h.blocksize as usize);
         let src_offset = self.bstart(nblock);
         let lazy_bytes;
-        let mut src: &[u8] = if let Some(lazy) = &self.lazy {
+        let src: &[u8] = if let Some(lazy) = &self.lazy {
             let b = &lazy.bsizes[4 * nblock..4 * nblock + 4];
             let bsize_c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             if src_offset <= 0 || bsize_c < 0 {
@@ -261,53 +262,141 @@ impl<'a> Chunk<'a> {
         if neblock == 0 {
             return Err(Error::Failure);
         }
-        let target = pipeline::decode_target(bw.steps, bw.dparams.postfilter.is_some());
+        let has_post = bw.dparams.postfilter.is_some();
         let Scratch { bufs, codec, .. } = s;
+        if let Some(rest) = scattered_unshuffle(bw, nstreams, neblock, bsize) {
+            // Streams stored as they are stay in the chunk: the unshuffle reads them there.
+            let mut raw: [Option<&[u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
+            self.decode_streams(
+                h,
+                bw.dparams,
+                src,
+                &mut bufs[0][..bsize],
+                nstreams,
+                Some(&mut raw[..nstreams]),
+                codec,
+            )?;
+            let (decoded, others) = bufs.split_at_mut(1);
+            let mut streams: [&[u8]; MAX_SCATTERED_STREAMS] = [&[]; MAX_SCATTERED_STREAMS];
+            for (j, (stream, r)) in streams.iter_mut().zip(raw).take(nstreams).enumerate() {
+                *stream = r.unwrap_or(&decoded[0][j * neblock..(j + 1) * neblock]);
+            }
+            let rest_bw = Backward {
+                steps: &bw.steps[1..],
+                ..*bw
+            };
+            let start = if rest.first().is_none_or(|f| f.0 == DELTA) {
+                shuffle::unshuffle_streams(&streams[..nstreams], dest);
+                Loc::Outer
+            } else {
+                shuffle::unshuffle_streams(&streams[..nstreams], &mut others[0][..bsize]);
+                Loc::Buf(1)
+            };
+            if !rest.is_empty() {
+                pipeline::backward(
+                    &rest_bw,
+                    start,
+                    dest,
+                    dref.into(),
+                    offset,
+                    nblock,
+                    tid,
+                    bufs,
+                )?;
+            }
+            return Ok(());
+        }
+        let target = pipeline::decode_target(bw.steps, has_post);
         {
             let out: &mut [u8] = match target {
-                Loc::Outer => dest,
+                Loc::Outer => &mut *dest,
                 Loc::Buf(i) => &mut bufs[i][..bsize],
             };
-            let dict = self.dict();
-            for j in 0..nstreams {
-                if src.len() < 4 {
-                    return Err(Error::ReadBuffer);
-                }
-                let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
-                src = &src[4..];
-                let o = &mut out[j * neblock..(j + 1) * neblock];
-                if csize == 0 {
-                    o.fill(0);
-                } else if csize < 0 {
-                    let token = *src.first().ok_or(Error::ReadBuffer)?;
-                    src = &src[1..];
-                    if token & 1 == 0 || csize < -255 {
-                        return Err(Error::RunLength);
-                    }
-                    o.fill((-csize) as u8);
-                } else {
-                    let csize = csize as usize;
-                    if src.len() < csize {
-                        return Err(Error::ReadBuffer);
-                    }
-                    let cdata = &src[..csize];
-                    src = &src[csize..];
-                    if csize == neblock {
-                        copy_bytes(o, cdata);
-                        continue;
-                    }
-                    let n = decode_stream(h, cdata, o, &dict, bw.dparams, codec)?;
-                    if n != neblock {
-                        return Err(Error::Data);
-                    }
-                }
-            }
+            self.decode_streams(h, bw.dparams, src, out, nstreams, None, codec)?;
         }
-        if !bw.steps.is_empty() || bw.dparams.postfilter.is_some() {
+        if !bw.steps.is_empty() || has_post {
             pipeline::backward(bw, target, dest, dref.into(), offset, nblock, tid, bufs)?;
         }
         Ok(())
     }
+
+    /// Decodes the `nstreams` codec streams of a block from `src` into `out`, `out.len() /
+    /// nstreams` bytes each. With `raw`, a stream stored as it is is not copied: `raw[j]` gets
+    /// its bytes in `src` instead (its place in `out` is left as it was).
+    #[allow(clippy::too_many_arguments)]
+    fn decode_streams<'s>(
+        &self,
+        h: &ChunkHeader,
+        dparams: &DParams,
+        mut src: &'s [u8],
+        out: &mut [u8],
+        nstreams: usize,
+        mut raw: Option<&mut [Option<&'s [u8]>]>,
+        codec: &mut codecs::CodecScratch,
+    ) -> Result<()> {
+        let neblock = out.len() / nstreams;
+        let dict = self.dict();
+        for j in 0..nstreams {
+            if src.len() < 4 {
+                return Err(Error::ReadBuffer);
+            }
+            let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
+            src = &src[4..];
+            let o = &mut out[j * neblock..(j + 1) * neblock];
+            if csize == 0 {
+                o.fill(0);
+            } else if csize < 0 {
+                let token = *src.first().ok_or(Error::ReadBuffer)?;
+                src = &src[1..];
+                if token & 1 == 0 || csize < -255 {
+                    return Err(Error::RunLength);
+                }
+                o.fill((-csize) as u8);
+            } else {
+                let csize = csize as usize;
+                if src.len() < csize {
+                    return Err(Error::ReadBuffer);
+                }
+                let cdata = &src[..csize];
+                src = &src[csize..];
+                if csize == neblock {
+                    match raw.as_deref_mut() {
+                        Some(r) => r[j] = Some(cdata),
+                        None => copy_bytes(o, cdata),
+                    }
+                    continue;
+                }
+                let n = decode_stream(h, cdata, o, &dict, dparams, codec)?;
+                if n != neblock {
+                    return Err(Error::Data);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Most byte streams [`scattered_unshuffle`] takes (typesizes above keep the plain path).
+const MAX_SCATTERED_STREAMS: usize = 32;
+
+/// When a block's first backward step is a SHUFFLE whose byte streams are exactly the codec's
+/// streams (and no postfilter wants the unfiltered block), the unshuffle can read each stream
+/// where it is, in the decoder's buffer or, when stored as it is, in the chunk: returns the
+/// steps after that SHUFFLE.
+fn scattered_unshuffle<'b>(
+    bw: &Backward<'b>,
+    nstreams: usize,
+    neblock: usize,
+    bsize: usize,
+) -> Option<&'b [(u8, u8)]> {
+    let (&(f, meta), rest) = bw.steps.split_first()?;
+    let fits = f == SHUFFLE
+        && nstreams > 1
+        && nstreams <= MAX_SCATTERED_STREAMS
+        && shuffle::streams_for_meta(bw.typesize, meta) == nstreams
+        && nstreams * neblock == bsize
+        && bw.dparams.postfilter.is_none();
+    fits.then_some(rest)
 }
 
 /// Decompresses one stream with the chunk's codec (built-in or user-registered); returns the

@@ -188,17 +188,24 @@ unsafe fn shuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
     done
 }
 
+/// Unshuffles elements `0..done` (`done` = `n` rounded down to a step) from the `TS` streams
+/// that `row(b)` points to (stream `b`, at least `n` bytes each) into `dst` (at least `n * TS`
+/// bytes).
 #[target_feature(enable = "avx2")]
-unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len() / TS;
+unsafe fn unshuffle_ts<const TS: usize>(
+    row: impl Fn(usize) -> *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
     let done = n - n % LANES;
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let rows: [*const u8; TS] = std::array::from_fn(row);
+    let d = dst.as_mut_ptr();
     let mut i = 0;
     while i < done {
         let mut v = [_mm256_setzero_si256(); TS];
-        for (b, x) in v.iter_mut().enumerate() {
-            // SAFETY: b*n + i + 32 <= TS*n <= src.len().
-            *x = _mm256_loadu_si256(s.add(b * n + i) as *const __m256i);
+        for (x, r) in v.iter_mut().zip(rows) {
+            // SAFETY: i + 32 <= n and every stream holds n bytes.
+            *x = _mm256_loadu_si256(r.add(i) as *const __m256i);
         }
         from_streams::<TS>(&mut v);
         // Vector k holds bytes 16k.. of elements i.. (lane 0) and of elements i+16.. (lane 1):
@@ -206,7 +213,7 @@ unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
         for k in 0..TS / 2 {
             let (a, b) = (v[2 * k], v[2 * k + 1]);
             let out = d.add(i * TS + 32 * k);
-            // SAFETY: (i+32)*TS <= n*TS <= dst.len() (the caller checked equal lengths).
+            // SAFETY: (i+32)*TS <= n*TS <= dst.len().
             _mm256_storeu_si256(out as *mut __m256i, _mm256_permute2x128_si256(a, b, 0x20));
             _mm256_storeu_si256(
                 out.add(16 * TS) as *mut __m256i,
@@ -222,7 +229,11 @@ unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
 /// 16-byte accesses (which run `16 - typesize` bytes past an element narrower than 16) stay
 /// inside the block.
 fn tiled_elements(typesize: usize, len: usize) -> usize {
-    let n = len / typesize;
+    tiled_of(typesize, len / typesize, len)
+}
+
+/// [`tiled_elements`] for `n` elements in a destination of `len` bytes.
+fn tiled_of(typesize: usize, n: usize, len: usize) -> usize {
     let mut done = n - n % LANES;
     while done > 0 && (done - 1) * typesize + typesize.max(16) > len {
         done -= LANES;
@@ -318,14 +329,19 @@ unsafe fn store_tile(mut v: [__m256i; 16], d: *mut u8, ts: usize, c0: usize) {
     }
 }
 
-/// Inverse of [`shuffle_tiled`]. Elements narrower than 16 bytes are stored 16 bytes at a time
-/// in increasing order, each store's excess overwritten by the next one (the excess of the
-/// last lies inside the block and is rewritten by the caller's scalar tail).
+/// Inverse of [`shuffle_tiled`], from the `ts` streams `row(b)` points to (at least `n` bytes
+/// each) into `dst` (at least `n * ts` bytes). Elements narrower than 16 bytes are stored 16
+/// bytes at a time in increasing order, each store's excess overwritten by the next one (the
+/// excess of the last lies inside `dst` and is rewritten by the caller's scalar tail).
 #[target_feature(enable = "avx2")]
-unsafe fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len() / ts;
-    let done = tiled_elements(ts, src.len());
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+unsafe fn unshuffle_tiled(
+    ts: usize,
+    row: impl Fn(usize) -> *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
+    let done = tiled_of(ts, n, dst.len());
+    let d = dst.as_mut_ptr();
     let mut i = 0;
     while i < done {
         // Two steps at a time read whole 64-byte lines of each stream (see shuffle_ts).
@@ -334,14 +350,14 @@ unsafe fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
             let mut first = [_mm256_setzero_si256(); 16];
             let mut second = [_mm256_setzero_si256(); 16];
             for b in 0..width {
-                let row = s.add((c0 + b) * n + i);
-                // SAFETY: (c0+b)*n + i + 32 (64 when `pair`) <= ts*n <= src.len().
-                first[b] = _mm256_loadu_si256(row as *const __m256i);
+                let r = row(c0 + b).add(i);
+                // SAFETY: i + 32 (64 when `pair`) <= n and every stream holds n bytes.
+                first[b] = _mm256_loadu_si256(r as *const __m256i);
                 if pair {
-                    second[b] = _mm256_loadu_si256(row.add(LANES) as *const __m256i);
+                    second[b] = _mm256_loadu_si256(r.add(LANES) as *const __m256i);
                 }
             }
-            // SAFETY: writes end at (i+31)*ts + c0 + 16 <= len (i+63 when `pair`; see
+            // SAFETY: writes end at (i+31)*ts + c0 + 16 <= dst.len() (i+63 when `pair`; see
             // tiled_elements), and the step's elements come before the next step's.
             store_tile(first, d.add(i * ts), ts, c0);
             if pair {
@@ -380,11 +396,41 @@ pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usi
 pub(crate) unsafe fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usize {
     assert_eq!(src.len(), dst.len());
     assert!(typesize >= 2);
+    let n = src.len() / typesize;
+    let s = src.as_ptr();
+    // SAFETY (of each `row`): b < typesize, so b*n + n <= src.len().
+    unshuffle_rows(typesize, |b| s.add(b * n), n, dst)
+}
+
+/// [`unshuffle`] from `streams.len()` streams lying anywhere, each at least
+/// `n = dst.len() / streams.len()` bytes long.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle_streams(streams: &[&[u8]], dst: &mut [u8]) -> usize {
+    let ts = streams.len();
+    assert!(ts >= 2);
+    let n = dst.len() / ts;
+    assert!(streams.iter().all(|s| s.len() >= n));
+    unshuffle_rows(ts, |b| streams[b].as_ptr(), n, dst)
+}
+
+/// The kernel for `typesize` over streams `row(0..typesize)` of at least `n` bytes each, into
+/// `dst` of at least `n * typesize` bytes.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_rows(
+    typesize: usize,
+    row: impl Fn(usize) -> *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
+    assert!(dst.len() >= n * typesize);
     match typesize {
-        2 => unshuffle_ts::<2>(src, dst),
-        4 => unshuffle_ts::<4>(src, dst),
-        8 => unshuffle_ts::<8>(src, dst),
-        16 => unshuffle_ts::<16>(src, dst),
-        _ => unshuffle_tiled(typesize, src, dst),
+        2 => unshuffle_ts::<2>(row, n, dst),
+        4 => unshuffle_ts::<4>(row, n, dst),
+        8 => unshuffle_ts::<8>(row, n, dst),
+        16 => unshuffle_ts::<16>(row, n, dst),
+        _ => unshuffle_tiled(typesize, row, n, dst),
     }
 }
