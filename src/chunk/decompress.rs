@@ -216,6 +216,172 @@ impl<'a> Chunk<'a> {
         Ok(())
     }
 
+    /// The compressed bytes of block `nblock` (its streams), from the chunk or, for a lazy
+    /// chunk, read from the frame.
+    fn block_src(&self, nblock: usize) -> Result<std::borrow::Cow<'a, [u8]>> {
+        let src_offset = self.bstart(nblock);
+        if let Some(lazy) = &self.lazy {
+            let b = &lazy.bsizes[4 * nblock..4 * nblock + 4];
+            let bsize_c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            if src_offset <= 0 || bsize_c < 0 {
+                return Err(Error::Data);
+            }
+            let bytes =
+                lazy.reader
+                    .read_block(lazy.nchunk, lazy.offset, src_offset as i64, bsize_c)?;
+            return Ok(std::borrow::Cow::Owned(bytes));
+        }
+        if src_offset <= 0 || src_offset as usize >= self.src.len() {
+            return Err(Error::Data);
+        }
+        Ok(std::borrow::Cow::Borrowed(&self.src[src_offset as usize..]))
+    }
+
+    /// How many codec streams block `nblock` (of `bsize` bytes) has and how long each is.
+    fn stream_layout(&self, nblock: usize, bsize: usize) -> Result<(usize, usize)> {
+        let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
+        let nstreams = if !self.header.dont_split() && !leftover_block {
+            self.header.typesize as usize
+        } else {
+            1
+        };
+        let neblock = bsize / nstreams;
+        if neblock == 0 {
+            return Err(Error::Failure);
+        }
+        Ok((nstreams, neblock))
+    }
+
+    /// Decodes bytes `from..to` of block `nblock` into `out` (`to - from` bytes), decoding each
+    /// stream only as far as those bytes need (LZ4 and BloscLZ stop early; see
+    /// `codecs::decompress_stream_prefix`) and unshuffling only their elements. Returns
+    /// `Ok(false)`, having written nothing, for blocks it does not do that way, which the caller
+    /// decodes whole: filters other than nothing or one SHUFFLE over the codec's streams (then
+    /// DELTA too for blocks after the first, against `dref`, block 0 decoded), a postfilter.
+    #[allow(clippy::too_many_arguments)]
+    fn decode_block_part(
+        &self,
+        bw: &Backward<'_>,
+        nblock: usize,
+        from: usize,
+        to: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        s: &mut Scratch,
+    ) -> Result<bool> {
+        let h = &self.header;
+        let blen = self.block_len(nblock);
+        if bw.dparams.postfilter.is_some() || from >= to || to > blen {
+            return Ok(false);
+        }
+        let (nstreams, neblock) = self.stream_layout(nblock, blen)?;
+        let shuffled = match (bw.steps, dref) {
+            ([], _) => false,
+            ([(SHUFFLE, meta)], _) | ([(SHUFFLE, meta), (DELTA, _)], Some(_))
+                if shuffle::streams_for_meta(bw.typesize, *meta) == nstreams =>
+            {
+                true
+            }
+            _ => return Ok(false),
+        };
+        let has_delta = bw.steps.len() == 2;
+        if nstreams * neblock != blen
+            || nstreams > MAX_SCATTERED_STREAMS
+            || (shuffled && nstreams < 2)
+            || (has_delta && dref.is_none_or(|d| d.len() < to))
+        {
+            return Ok(false);
+        }
+        self.check_block_start(nblock)?;
+        s.ensure(h.blocksize as usize);
+        let block_src = self.block_src(nblock)?;
+        let mut src: &[u8] = &block_src;
+        let Scratch { bufs, codec, .. } = s;
+        let (decoded, others) = bufs.split_at_mut(1);
+        let decoded = &mut decoded[0][..blen];
+        // The bytes wanted of each stream: elements [first, end) of every stream when
+        // shuffled, else the part of `from..to` that falls in the stream.
+        let (first_elem, end_elem) = (from / nstreams, to.div_ceil(nstreams));
+        let wanted = |j: usize| -> (usize, usize) {
+            if shuffled {
+                (first_elem, end_elem)
+            } else {
+                let (lo, hi) = (j * neblock, (j + 1) * neblock);
+                (from.clamp(lo, hi) - lo, to.clamp(lo, hi) - lo)
+            }
+        };
+        let dict = self.dict();
+        let mut raw: [Option<&[u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
+        for j in 0..nstreams {
+            let (lo, hi) = wanted(j);
+            if !shuffled && j * neblock >= to {
+                break;
+            }
+            if src.len() < 4 {
+                return Err(Error::ReadBuffer);
+            }
+            let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
+            src = &src[4..];
+            let o = &mut decoded[j * neblock..(j + 1) * neblock];
+            if csize == 0 {
+                o[lo..hi].fill(0);
+            } else if csize < 0 {
+                let token = *src.first().ok_or(Error::ReadBuffer)?;
+                src = &src[1..];
+                if token & 1 == 0 || csize < -255 {
+                    return Err(Error::RunLength);
+                }
+                o[lo..hi].fill((-csize) as u8);
+            } else {
+                let csize = csize as usize;
+                if src.len() < csize {
+                    return Err(Error::ReadBuffer);
+                }
+                let cdata = &src[..csize];
+                src = &src[csize..];
+                if csize == neblock {
+                    raw[j] = Some(cdata);
+                } else if hi > lo {
+                    let n = decode_stream_prefix(h, cdata, o, hi, &dict, bw.dparams, codec)?;
+                    if n < hi {
+                        return Err(Error::Data);
+                    }
+                }
+            }
+        }
+        if !shuffled {
+            for j in 0..nstreams {
+                let (lo, hi) = wanted(j);
+                if hi > lo {
+                    let stream = raw[j].unwrap_or(&decoded[j * neblock..(j + 1) * neblock]);
+                    let at = j * neblock + lo - from;
+                    copy_bytes(&mut out[at..at + hi - lo], &stream[lo..hi]);
+                }
+            }
+            return Ok(true);
+        }
+        let mut streams: [&[u8]; MAX_SCATTERED_STREAMS] = [&[]; MAX_SCATTERED_STREAMS];
+        for (j, (stream, r)) in streams.iter_mut().zip(raw).take(nstreams).enumerate() {
+            let whole = r.unwrap_or(&decoded[j * neblock..(j + 1) * neblock]);
+            *stream = &whole[first_elem..end_elem];
+        }
+        let elems_start = first_elem * nstreams;
+        if from == elems_start && to == end_elem * nstreams {
+            shuffle::unshuffle_streams(&streams[..nstreams], out);
+        } else {
+            let elems = &mut others[0][..(end_elem - first_elem) * nstreams];
+            shuffle::unshuffle_streams(&streams[..nstreams], elems);
+            copy_bytes(out, &elems[from - elems_start..to - elems_start]);
+        }
+        if let (true, Some(d)) = (has_delta, dref) {
+            // DELTA after the first block is a plain XOR with block 0 (see filters::delta).
+            for (o, r) in out.iter_mut().zip(&d[from..to]) {
+                *o ^= r;
+            }
+        }
+        Ok(true)
+    }
+
     /// Decodes block `nblock` into `dest` (its full length). `dref` is block 0's decoded data
     /// when DELTA needs it.
     fn decode_block<'d>(
@@ -234,34 +400,9 @@ impl<'a> Chunk<'a> {
         // sizing the scratch buffers for it.
         self.check_block_start(nblock)?;
         s.ensure(h.blocksize as usize);
-        let src_offset = self.bstart(nblock);
-        let lazy_bytes;
-        let src: &[u8] = if let Some(lazy) = &self.lazy {
-            let b = &lazy.bsizes[4 * nblock..4 * nblock + 4];
-            let bsize_c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            if src_offset <= 0 || bsize_c < 0 {
-                return Err(Error::Data);
-            }
-            lazy_bytes =
-                lazy.reader
-                    .read_block(lazy.nchunk, lazy.offset, src_offset as i64, bsize_c)?;
-            &lazy_bytes
-        } else {
-            if src_offset <= 0 || src_offset as usize >= self.src.len() {
-                return Err(Error::Data);
-            }
-            &self.src[src_offset as usize..]
-        };
-        let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
-        let nstreams = if !h.dont_split() && !leftover_block {
-            h.typesize as usize
-        } else {
-            1
-        };
-        let neblock = bsize / nstreams;
-        if neblock == 0 {
-            return Err(Error::Failure);
-        }
+        let block_src = self.block_src(nblock)?;
+        let src: &[u8] = &block_src;
+        let (nstreams, neblock) = self.stream_layout(nblock, bsize)?;
         let has_post = bw.dparams.postfilter.is_some();
         let Scratch { bufs, codec, .. } = s;
         if let Some(rest) = scattered_unshuffle(bw, nstreams, neblock, bsize) {
@@ -426,6 +567,23 @@ pub(crate) fn decode_stream(
         return Err(Error::from_code(r).unwrap_or(Error::Data));
     }
     Ok(r as usize)
+}
+
+/// [`decode_stream`] of at least the first `want` bytes of a stream (see
+/// `codecs::decompress_stream_prefix`); user codecs decode the whole stream.
+fn decode_stream_prefix(
+    h: &ChunkHeader,
+    cdata: &[u8],
+    out: &mut [u8],
+    want: usize,
+    dict: &Dict<'_>,
+    dparams: &DParams,
+    codec: &mut codecs::CodecScratch,
+) -> Result<usize> {
+    if h.compformat() == codecs::UDCODEC_FORMAT {
+        return decode_stream(h, cdata, out, dict, dparams, codec);
+    }
+    codecs::decompress_stream_prefix(h.compformat(), cdata, out, want, dict, codec)
 }
 
 fn fill_pattern(out: &mut [u8], pat: &[u8]) {
@@ -751,14 +909,17 @@ pub fn getitem_parsed(
                 } else {
                     chunk.decode_block(&bw, nblock, out, dref, 0, s)?;
                 }
-            } else {
+            } else if h.special_raw() != 0 || h.memcpyed() {
                 let block_buf = reuse(&mut block_store, blen);
-                if h.special_raw() != 0 || h.memcpyed() {
-                    chunk.fill_plain(bstart, block_buf)?;
-                } else {
-                    chunk.decode_block(&bw, nblock, block_buf, dref, 0, s)?;
-                }
+                chunk.fill_plain(bstart, block_buf)?;
                 copy_bytes(&mut dst[written..written + to - from], &block_buf[from..to]);
+            } else {
+                let out = &mut dst[written..written + to - from];
+                if !chunk.decode_block_part(&bw, nblock, from, to, out, dref, s)? {
+                    let block_buf = reuse(&mut block_store, blen);
+                    chunk.decode_block(&bw, nblock, block_buf, dref, 0, s)?;
+                    copy_bytes(out, &block_buf[from..to]);
+                }
             }
             written += to - from;
         }
