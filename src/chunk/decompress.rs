@@ -6,7 +6,7 @@ use super::params::{BlockInfo, DParams};
 use super::pipeline::{self, Backward, Dref, Loc};
 use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, zstd::PreparedDict, Dict};
-use crate::filters::shuffle;
+use crate::filters::{bytedelta, shuffle};
 use crate::{Error, Result};
 use std::sync::OnceLock;
 
@@ -257,7 +257,8 @@ impl<'a> Chunk<'a> {
     /// `codecs::decompress_stream_prefix`) and unshuffling only their elements. Returns
     /// `Ok(false)`, having written nothing, for blocks it does not do that way, which the caller
     /// decodes whole: filters other than nothing or one SHUFFLE over the codec's streams (then
-    /// DELTA too for blocks after the first, against `dref`, block 0 decoded), a postfilter.
+    /// DELTA too for blocks after the first, against `dref`, block 0 decoded; before it a
+    /// BYTEDELTA over the same streams where a fused kernel exists), a postfilter.
     #[allow(clippy::too_many_arguments)]
     fn decode_block_part(
         &self,
@@ -275,8 +276,17 @@ impl<'a> Chunk<'a> {
             return Ok(false);
         }
         let (nstreams, neblock) = self.stream_layout(nblock, blen)?;
-        let shuffled = match (bw.steps, dref) {
-            ([], _) => false,
+        let (bytedelta, steps) = match bw.steps {
+            [(pipeline::BYTEDELTA, m), rest @ ..]
+                if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
+                    && bytedelta::has_backward_unshuffle(nstreams) =>
+            {
+                (true, rest)
+            }
+            steps => (false, steps),
+        };
+        let shuffled = match (steps, dref) {
+            ([], _) if !bytedelta => false,
             ([(SHUFFLE, meta)], _) | ([(SHUFFLE, meta), (DELTA, _)], Some(_))
                 if shuffle::streams_for_meta(bw.typesize, *meta) == nstreams =>
             {
@@ -284,7 +294,7 @@ impl<'a> Chunk<'a> {
             }
             _ => return Ok(false),
         };
-        let has_delta = bw.steps.len() == 2;
+        let has_delta = steps.len() == 2;
         if nstreams * neblock != blen
             || nstreams > MAX_SCATTERED_STREAMS
             || (shuffled && nstreams < 2)
@@ -301,7 +311,9 @@ impl<'a> Chunk<'a> {
         let decoded = &mut decoded[0][..blen];
         // The bytes wanted of each stream: elements [first, end) of every stream when
         // shuffled, else the part of `from..to` that falls in the stream.
-        let (first_elem, end_elem) = (from / nstreams, to.div_ceil(nstreams));
+        // BYTEDELTA's running sums start at each stream's first byte.
+        let first_elem = if bytedelta { 0 } else { from / nstreams };
+        let end_elem = to.div_ceil(nstreams);
         let wanted = |j: usize| -> (usize, usize) {
             if shuffled {
                 (first_elem, end_elem)
@@ -367,10 +379,10 @@ impl<'a> Chunk<'a> {
         }
         let elems_start = first_elem * nstreams;
         if from == elems_start && to == end_elem * nstreams {
-            shuffle::unshuffle_streams(&streams[..nstreams], out);
+            unshuffle_into(&streams[..nstreams], out, bytedelta)?;
         } else {
             let elems = &mut others[0][..(end_elem - first_elem) * nstreams];
-            shuffle::unshuffle_streams(&streams[..nstreams], elems);
+            unshuffle_into(&streams[..nstreams], elems, bytedelta)?;
             copy_bytes(out, &elems[from - elems_start..to - elems_start]);
         }
         if let (true, Some(d)) = (has_delta, dref) {
@@ -405,7 +417,7 @@ impl<'a> Chunk<'a> {
         let (nstreams, neblock) = self.stream_layout(nblock, bsize)?;
         let has_post = bw.dparams.postfilter.is_some();
         let Scratch { bufs, codec, .. } = s;
-        if let Some(rest) = scattered_unshuffle(bw, nstreams, neblock, bsize) {
+        if let Some((rest, bytedelta)) = scattered_unshuffle(bw, nstreams, neblock, bsize) {
             // Streams stored as they are stay in the chunk: the unshuffle reads them there.
             let mut raw: [Option<&[u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
             self.decode_streams(
@@ -422,15 +434,12 @@ impl<'a> Chunk<'a> {
             for (j, (stream, r)) in streams.iter_mut().zip(raw).take(nstreams).enumerate() {
                 *stream = r.unwrap_or(&decoded[0][j * neblock..(j + 1) * neblock]);
             }
-            let rest_bw = Backward {
-                steps: &bw.steps[1..],
-                ..*bw
-            };
+            let rest_bw = Backward { steps: rest, ..*bw };
             let start = if rest.first().is_none_or(|f| f.0 == DELTA) {
-                shuffle::unshuffle_streams(&streams[..nstreams], dest);
+                unshuffle_into(&streams[..nstreams], dest, bytedelta)?;
                 Loc::Outer
             } else {
-                shuffle::unshuffle_streams(&streams[..nstreams], &mut others[0][..bsize]);
+                unshuffle_into(&streams[..nstreams], &mut others[0][..bsize], bytedelta)?;
                 Loc::Buf(1)
             };
             if !rest.is_empty() {
@@ -523,21 +532,42 @@ const MAX_SCATTERED_STREAMS: usize = 32;
 /// When a block's first backward step is a SHUFFLE whose byte streams are exactly the codec's
 /// streams (and no postfilter wants the unfiltered block), the unshuffle can read each stream
 /// where it is, in the decoder's buffer or, when stored as it is, in the chunk: returns the
-/// steps after that SHUFFLE.
+/// steps after that SHUFFLE. Also when a BYTEDELTA over the same streams comes first and a
+/// kernel does both at once (then `true`).
 fn scattered_unshuffle<'b>(
     bw: &Backward<'b>,
     nstreams: usize,
     neblock: usize,
     bsize: usize,
-) -> Option<&'b [(u8, u8)]> {
-    let (&(f, meta), rest) = bw.steps.split_first()?;
+) -> Option<(&'b [(u8, u8)], bool)> {
+    let (bytedelta, steps) = match bw.steps {
+        [(pipeline::BYTEDELTA, m), rest @ ..]
+            if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
+                && bytedelta::has_backward_unshuffle(nstreams) =>
+        {
+            (true, rest)
+        }
+        steps => (false, steps),
+    };
+    let (&(f, meta), rest) = steps.split_first()?;
     let fits = f == SHUFFLE
         && nstreams > 1
         && nstreams <= MAX_SCATTERED_STREAMS
         && shuffle::streams_for_meta(bw.typesize, meta) == nstreams
         && nstreams * neblock == bsize
         && bw.dparams.postfilter.is_none();
-    fits.then_some(rest)
+    fits.then_some((rest, bytedelta))
+}
+
+/// Unshuffles `streams` into `dst`, after undoing BYTEDELTA on them when `bytedelta`.
+fn unshuffle_into(streams: &[&[u8]], dst: &mut [u8], bytedelta: bool) -> Result<()> {
+    if !bytedelta {
+        shuffle::unshuffle_streams(streams, dst);
+    } else if !bytedelta::bytedelta_backward_unshuffle(streams, dst) {
+        // `scattered_unshuffle` and `decode_block_part` checked that the kernel exists.
+        return Err(Error::Failure);
+    }
+    Ok(())
 }
 
 /// Decompresses one stream with the chunk's codec (built-in or user-registered); returns the

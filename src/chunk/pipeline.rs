@@ -38,7 +38,7 @@ fn free_buf(used: Loc) -> usize {
     }
 }
 
-fn bytedelta_streams(typesize: usize, meta: u8) -> usize {
+pub(crate) fn bytedelta_streams(typesize: usize, meta: u8) -> usize {
     if meta == 0 {
         typesize
     } else {

@@ -225,6 +225,92 @@ unsafe fn unshuffle_ts<const TS: usize>(
     done
 }
 
+/// Running byte sums (mod 256) of the 32 bytes of `x`: a prefix sum in each 128-bit lane, then
+/// the low lane's total added to the high lane.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn running_sums_32(x: __m256i) -> __m256i {
+    let mut x = _mm256_add_epi8(x, _mm256_slli_si256(x, 1));
+    x = _mm256_add_epi8(x, _mm256_slli_si256(x, 2));
+    x = _mm256_add_epi8(x, _mm256_slli_si256(x, 4));
+    x = _mm256_add_epi8(x, _mm256_slli_si256(x, 8));
+    let lane_totals = _mm256_shuffle_epi8(x, _mm256_set1_epi8(15));
+    // Low lane zeroed, high lane gets the low lane's total.
+    _mm256_add_epi8(x, _mm256_permute2x128_si256(lane_totals, lane_totals, 0x08))
+}
+
+/// Byte 31 of `x` in all 32 bytes.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn broadcast_last_32(x: __m256i) -> __m256i {
+    let lane_totals = _mm256_shuffle_epi8(x, _mm256_set1_epi8(15));
+    _mm256_permute2x128_si256(lane_totals, lane_totals, 0x11)
+}
+
+/// [`unshuffle_ts`] of the running byte sums of each stream (bytedelta's decoding fused with
+/// the unshuffle that follows it): returns how many elements it did and each stream's sum so
+/// far, from which the caller's scalar tail continues.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_sums_ts<const TS: usize>(
+    streams: &[&[u8]],
+    dst: &mut [u8],
+) -> (usize, [u8; 16]) {
+    let n = dst.len() / TS;
+    assert!(streams.len() == TS && streams.iter().all(|s| s.len() >= n));
+    let done = n - n % LANES;
+    let rows: [*const u8; TS] = std::array::from_fn(|b| streams[b].as_ptr());
+    let d = dst.as_mut_ptr();
+    let mut carry = [_mm256_setzero_si256(); TS]; // each stream's sum so far, in every byte
+    let mut i = 0;
+    while i < done {
+        let mut v = [_mm256_setzero_si256(); TS];
+        for b in 0..TS {
+            // SAFETY: i + 32 <= n and every stream holds n bytes.
+            let sums = running_sums_32(_mm256_loadu_si256(rows[b].add(i) as *const __m256i));
+            v[b] = _mm256_add_epi8(sums, carry[b]);
+            // Kept off the next step's dependency chain: carry + total of this piece.
+            carry[b] = _mm256_add_epi8(carry[b], broadcast_last_32(sums));
+        }
+        from_streams::<TS>(&mut v);
+        for k in 0..TS / 2 {
+            let (a, b) = (v[2 * k], v[2 * k + 1]);
+            let out = d.add(i * TS + 32 * k);
+            // SAFETY: (i+32)*TS <= n*TS <= dst.len().
+            _mm256_storeu_si256(out as *mut __m256i, _mm256_permute2x128_si256(a, b, 0x20));
+            _mm256_storeu_si256(
+                out.add(16 * TS) as *mut __m256i,
+                _mm256_permute2x128_si256(a, b, 0x31),
+            );
+        }
+        i += LANES;
+    }
+    let mut sums = [0u8; 16];
+    for (s, c) in sums.iter_mut().zip(carry) {
+        *s = _mm256_cvtsi256_si32(c) as u8;
+    }
+    (done, sums)
+}
+
+/// Unshuffles the running byte sums of 2, 4, 8 or 16 streams (each at least
+/// `dst.len() / streams.len()` bytes) for the leading whole groups of 32 elements; returns how
+/// many elements it did and each stream's sum so far. None for other stream counts.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle_running_sums(
+    streams: &[&[u8]],
+    dst: &mut [u8],
+) -> Option<(usize, [u8; 16])> {
+    Some(match streams.len() {
+        2 => unshuffle_sums_ts::<2>(streams, dst),
+        4 => unshuffle_sums_ts::<4>(streams, dst),
+        8 => unshuffle_sums_ts::<8>(streams, dst),
+        16 => unshuffle_sums_ts::<16>(streams, dst),
+        _ => return None,
+    })
+}
+
 /// How many leading elements the tiled kernels may handle: whole steps of 32 elements whose
 /// 16-byte accesses (which run `16 - typesize` bytes past an element narrower than 16) stay
 /// inside the block.
