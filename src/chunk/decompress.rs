@@ -434,6 +434,16 @@ impl<'a> Chunk<'a> {
             for (j, (stream, r)) in streams.iter_mut().zip(raw).take(nstreams).enumerate() {
                 *stream = r.unwrap_or(&decoded[0][j * neblock..(j + 1) * neblock]);
             }
+            let dref: Dref<'_> = dref.into();
+            if let ([(DELTA, _)], false, true) = (rest, bytedelta, offset != 0) {
+                // DELTA after the first block is a XOR with block 0: done as the unshuffle
+                // stores, in one pass over the block.
+                let block0 = dref.get()?;
+                if block0.len() >= bsize {
+                    shuffle::unshuffle_streams_xor(&streams[..nstreams], &block0[..bsize], dest);
+                    return Ok(());
+                }
+            }
             let rest_bw = Backward { steps: rest, ..*bw };
             let start = if rest.first().is_none_or(|f| f.0 == DELTA) {
                 unshuffle_into(&streams[..nstreams], dest, bytedelta)?;
@@ -447,7 +457,7 @@ impl<'a> Chunk<'a> {
                     &rest_bw,
                     start,
                     dest,
-                    dref.into(),
+                    dref,
                     offset,
                     nblock,
                     tid,
@@ -833,7 +843,10 @@ pub(crate) fn getitem_bytes_with(
     )
 }
 
-/// `getitem_bytes_with` for a chunk whose header the caller has parsed already.
+/// `getitem_bytes_with` for a chunk whose header the caller has parsed already. Inlined into
+/// its callers for the plain copy out of a memcpyed chunk, where a one-item getitem is all
+/// per-call overhead; everything else is in `getitem_general`.
+#[inline]
 pub fn getitem_parsed(
     dparams: &DParams,
     header: &ChunkHeader,
@@ -870,6 +883,20 @@ pub fn getitem_parsed(
             return Ok(nbytes);
         }
     }
+    getitem_general(dparams, header, src, start, nbytes, dst, reader)
+}
+
+/// [`getitem_parsed`] past its memcpyed-chunk shortcut.
+#[inline(never)]
+fn getitem_general(
+    dparams: &DParams,
+    header: &ChunkHeader,
+    src: &[u8],
+    start: usize,
+    nbytes: usize,
+    dst: &mut [u8],
+    reader: Option<&dyn LazyBlocks>,
+) -> Result<usize> {
     let chunk = Chunk::with_header(*header, src, reader)?;
     let h = chunk.header;
     if nbytes == 0 {

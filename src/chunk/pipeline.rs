@@ -261,7 +261,7 @@ pub(crate) enum Dref<'a> {
 }
 
 impl<'a> Dref<'a> {
-    fn get(self) -> Result<&'a [u8]> {
+    pub(crate) fn get(self) -> Result<&'a [u8]> {
         match self {
             Dref::None => Ok(&[]),
             Dref::Ready(d) => Ok(d),

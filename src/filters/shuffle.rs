@@ -128,6 +128,40 @@ pub(crate) fn unshuffle_streams_on(isa: Isa, streams: &[&[u8]], dst: &mut [u8]) 
     scalar::unshuffle_streams_from(streams, done, dst);
 }
 
+/// [`unshuffle_streams`] with each output byte XORed with the same byte of `xor` (at least
+/// `dst.len()` bytes long; panics otherwise): the unshuffle and DELTA's undoing for a block
+/// after the first in one pass over the block.
+pub fn unshuffle_streams_xor(streams: &[&[u8]], xor: &[u8], dst: &mut [u8]) {
+    unshuffle_streams_xor_on(cpu::isa(), streams, xor, dst);
+}
+
+pub(crate) fn unshuffle_streams_xor_on(isa: Isa, streams: &[&[u8]], xor: &[u8], dst: &mut [u8]) {
+    assert!(
+        xor.len() >= dst.len(),
+        "unshuffle_streams_xor: xor too short"
+    );
+    let fused = match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        Isa::Avx2 | Isa::Avx2Gfni if streams.len() >= 2 => unsafe {
+            avx2::unshuffle_streams_xor(streams, xor, dst)
+        },
+        _ => 0,
+    };
+    let from = fused * streams.len();
+    if from < dst.len() {
+        // What the fused kernel left: unshuffled as usual, then XORed.
+        if fused == 0 {
+            unshuffle_streams_on(isa, streams, dst);
+        } else {
+            scalar::unshuffle_streams_from(streams, fused, dst);
+        }
+        for (d, x) in dst[from..].iter_mut().zip(&xor[from..]) {
+            *d ^= x;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +284,27 @@ mod tests {
                     let mut got = vec![0xAA; n * ts];
                     unshuffle_streams_on(isa, &streams, &mut got);
                     assert_eq!(got, want, "{isa:?} ts {ts} len {len}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unshuffle_xor_is_unshuffle_then_xor() {
+        for isa in cpu::available() {
+            for &ts in TYPESIZES {
+                for n in [0usize, 1, 31, 32, 33, 64, 100, 1000] {
+                    let src = pattern(n * ts);
+                    let xor: Vec<u8> = pattern(n * ts + 3).into_iter().skip(3).collect();
+                    let mut want = vec![0; n * ts];
+                    unshuffle_on(isa, ts, &src, &mut want);
+                    for (w, x) in want.iter_mut().zip(&xor) {
+                        *w ^= x;
+                    }
+                    let streams: Vec<&[u8]> = (0..ts).map(|j| &src[j * n..(j + 1) * n]).collect();
+                    let mut got = vec![0xAA; n * ts];
+                    unshuffle_streams_xor_on(isa, &streams, &xor, &mut got);
+                    assert_eq!(got, want, "{isa:?} ts {ts} n {n}");
                 }
             }
         }

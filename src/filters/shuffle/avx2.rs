@@ -197,6 +197,18 @@ unsafe fn unshuffle_ts<const TS: usize>(
     n: usize,
     dst: &mut [u8],
 ) -> usize {
+    unshuffle_xor_ts::<TS, false>(row, std::ptr::null(), n, dst)
+}
+
+/// [`unshuffle_ts`]; with `XOR`, each stored byte XORed with the byte at the same offset from
+/// `xor` (which then holds at least `n * TS` bytes): DELTA's undoing fused with the store.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_xor_ts<const TS: usize, const XOR: bool>(
+    row: impl Fn(usize) -> *const u8,
+    xor: *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
     let done = n - n % LANES;
     let rows: [*const u8; TS] = std::array::from_fn(row);
     let d = dst.as_mut_ptr();
@@ -212,13 +224,22 @@ unsafe fn unshuffle_ts<const TS: usize>(
         // pair up the lanes of vectors 2k and 2k+1 for whole 32-byte stores.
         for k in 0..TS / 2 {
             let (a, b) = (v[2 * k], v[2 * k + 1]);
-            let out = d.add(i * TS + 32 * k);
-            // SAFETY: (i+32)*TS <= n*TS <= dst.len().
-            _mm256_storeu_si256(out as *mut __m256i, _mm256_permute2x128_si256(a, b, 0x20));
-            _mm256_storeu_si256(
-                out.add(16 * TS) as *mut __m256i,
+            let at = i * TS + 32 * k;
+            let (mut lo, mut hi) = (
+                _mm256_permute2x128_si256(a, b, 0x20),
                 _mm256_permute2x128_si256(a, b, 0x31),
             );
+            if XOR {
+                // SAFETY: the same offsets as the stores, within the n*TS bytes of `xor`.
+                lo = _mm256_xor_si256(lo, _mm256_loadu_si256(xor.add(at) as *const __m256i));
+                hi = _mm256_xor_si256(
+                    hi,
+                    _mm256_loadu_si256(xor.add(at + 16 * TS) as *const __m256i),
+                );
+            }
+            // SAFETY: (i+32)*TS <= n*TS <= dst.len().
+            _mm256_storeu_si256(d.add(at) as *mut __m256i, lo);
+            _mm256_storeu_si256(d.add(at + 16 * TS) as *mut __m256i, hi);
         }
         i += LANES;
     }
@@ -500,6 +521,28 @@ pub(crate) unsafe fn unshuffle_streams(streams: &[&[u8]], dst: &mut [u8]) -> usi
     let n = dst.len() / ts;
     assert!(streams.iter().all(|s| s.len() >= n));
     unshuffle_rows(ts, |b| streams[b].as_ptr(), n, dst)
+}
+
+/// [`unshuffle_streams`] with each output byte XORed with the same byte of `xor` (at least
+/// `dst.len()` bytes). Returns how many elements it did that way: for typesizes other than 2,
+/// 4, 8 and 16 none (the caller does everything).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle_streams_xor(streams: &[&[u8]], xor: &[u8], dst: &mut [u8]) -> usize {
+    let ts = streams.len();
+    let n = dst.len() / ts.max(1);
+    assert!(streams.iter().all(|s| s.len() >= n) && xor.len() >= n * ts);
+    let row = |b: usize| streams[b].as_ptr();
+    let x = xor.as_ptr();
+    match ts {
+        2 => unshuffle_xor_ts::<2, true>(row, x, n, dst),
+        4 => unshuffle_xor_ts::<4, true>(row, x, n, dst),
+        8 => unshuffle_xor_ts::<8, true>(row, x, n, dst),
+        16 => unshuffle_xor_ts::<16, true>(row, x, n, dst),
+        _ => 0,
+    }
 }
 
 /// The kernel for `typesize` over streams `row(0..typesize)` of at least `n` bytes each, into
