@@ -1300,7 +1300,7 @@ pub fn store_layout<S: ChunkStore>(store: &S) -> Result<(Meta, Geometry)> {
     // A metalayer that does not describe the chunks (checked on the first one) is corrupt;
     // catching it here avoids allocating chunk buffers of a size nothing in the store has.
     if nchunks > 0 {
-        let (nbytes, _, _) = crate::chunk::cbuffer_sizes(&store.chunk(0)?)?;
+        let nbytes = store.chunk_nbytes(0)?;
         if nbytes as i64 != geom.chunk_nbytes() as i64 {
             return Err(Error::Data);
         }

@@ -43,6 +43,9 @@ impl ChunkStore for Schunk {
     fn chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
         self.get_chunk(nchunk)
     }
+    fn chunk_nbytes(&self, nchunk: i64) -> Result<i32> {
+        Schunk::chunk_nbytes(self, nchunk)
+    }
     fn decompress_chunk(
         &self,
         nchunk: i64,

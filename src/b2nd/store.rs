@@ -30,6 +30,10 @@ pub trait ChunkStore: Sized {
     fn nchunks(&self) -> i64;
     /// The compressed bytes of chunk `nchunk`.
     fn chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>>;
+    /// Uncompressed bytes of chunk `nchunk`, from its header (a store on disk reads no more).
+    fn chunk_nbytes(&self, nchunk: i64) -> Result<i32> {
+        Ok(ChunkHeader::parse(&self.chunk(nchunk)?)?.nbytes)
+    }
     /// Decompresses chunk `nchunk` into `dst`, skipping the blocks `maskout` marks `true`.
     /// Every block not skipped is written: an uninitialised special-value chunk reads as zeros
     /// (the decompressor leaves such bytes untouched, and `dst` may hold another chunk).
