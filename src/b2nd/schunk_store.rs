@@ -64,6 +64,9 @@ impl ChunkStore for Schunk {
         let chunk = self.get_chunk(nchunk)?;
         self.decompressor().for_each_block(&chunk, wanted, f)
     }
+    fn for_each_item(&self, nitems: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
+        self.decompressor().for_each_item(nitems, f)
+    }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         compress_with(self.compressor(), data)
     }
