@@ -77,6 +77,10 @@ pub struct Array<S: ChunkStore> {
 /// column needs one block per chunk).
 const PARALLEL_MIN_BLOCKS: usize = 4;
 
+/// Most locks a slice read by several threads splits its buffer into (row groups along the
+/// first dimension).
+const ROW_GROUPS: usize = 64;
+
 /// The value a fresh array is filled with.
 enum Fill<'a> {
     Special(Special),
@@ -456,9 +460,10 @@ impl<S: ChunkStore> Array<S> {
 
     /// `get_slice_cbuffer` of a slice over several chunks with a multi-threaded store: the
     /// chunks are shared out among the threads, each decoding its chunk's blocks one at a
-    /// time and copying its parts into the buffer under a lock (the copy is a fraction of the
-    /// decoding). Chunks that must be read whole are read afterwards, on the calling thread,
-    /// where the store's threads can share their blocks.
+    /// time and copying its parts into the buffer under the locks of the row groups they
+    /// write (at most `ROW_GROUPS` groups along the buffer's first dimension). Chunks that
+    /// must be read whole are read afterwards, on the calling thread, where the store's
+    /// threads can share their blocks.
     fn get_chunks_in_parallel(
         &self,
         chunks: &[(i64, Vec<i64>)],
@@ -467,7 +472,13 @@ impl<S: ChunkStore> Array<S> {
         copier: &PartCopier,
         buffer: &mut [u8],
     ) -> Result<()> {
-        let out = Mutex::new(buffer);
+        let row_bytes = copier.row_bytes();
+        let nrows = buffer.len().checked_div(row_bytes).unwrap_or(0).max(1);
+        let rows_per_group = nrows.div_ceil(ROW_GROUPS);
+        let groups: Vec<Mutex<&mut [u8]>> = buffer
+            .chunks_mut((rows_per_group * row_bytes).max(1))
+            .map(Mutex::new)
+            .collect();
         let whole: Mutex<Vec<usize>> = Mutex::new(Vec::new());
         self.store.for_each_item(chunks.len(), &|i| {
             let (nchunk, coords) = &chunks[i];
@@ -482,17 +493,19 @@ impl<S: ChunkStore> Array<S> {
                     if part.nblock != nblock || block.len() != bn {
                         return Err(Error::Data);
                     }
-                    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
-                    copier.copy(part, block, &mut out)
+                    copier.copy_to_row_groups(part, block, &groups, rows_per_group)
                 })?;
             if !streamed {
                 whole.lock().unwrap_or_else(|e| e.into_inner()).push(i);
             }
             Ok(())
         })?;
-        let buffer = out.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut whole = whole.into_inner().unwrap_or_else(|e| e.into_inner());
+        if whole.is_empty() {
+            return Ok(());
+        }
         whole.sort_unstable();
+        drop(groups);
         let (mut parts, mut wanted) = (Vec::new(), Vec::new());
         let mut data = Scratch::chunk_data();
         for i in whole {

@@ -3,6 +3,7 @@
 use super::shape::{for_each_index, strides, Geometry};
 use super::MAX_DIM;
 use crate::{Error, Result};
+use std::sync::Mutex;
 
 /// Copies the region `[src_start, src_stop)` of a C-order buffer of shape `src_pad_shape` into
 /// a C-order buffer of shape `dst_pad_shape` at `dst_start` (what `b2nd_copy_buffer2` does).
@@ -252,6 +253,48 @@ impl PartCopier {
     }
 }
 
+impl PartCopier {
+    /// Bytes of the buffer per index of its first dimension (0 for a 0-d buffer).
+    pub fn row_bytes(&self) -> usize {
+        if self.ndim == 0 {
+            0
+        } else {
+            self.buffer_strides[0]
+        }
+    }
+
+    /// [`copy`](Self::copy) into a buffer split along its first dimension into groups of
+    /// `rows_per_group` rows, each behind its own lock: threads copying parts of different
+    /// chunks wait for each other only when they write the same rows.
+    pub fn copy_to_row_groups(
+        &self,
+        part: &Part,
+        block: &[u8],
+        groups: &[Mutex<&mut [u8]>],
+        rows_per_group: usize,
+    ) -> Result<()> {
+        if self.ndim == 0 || rows_per_group == 0 {
+            return Err(Error::Data);
+        }
+        let rpg = rows_per_group as i64;
+        let (first, end) = (part.dst[0], part.dst[0] + part.len[0]);
+        let mut row = first;
+        while row < end {
+            let g = row / rpg;
+            let group_end = ((g + 1) * rpg).min(end);
+            let mut sub = *part;
+            sub.src[0] = part.src[0] + (row - first);
+            sub.len[0] = group_end - row;
+            sub.dst[0] = row - g * rpg;
+            let group = groups.get(g as usize).ok_or(Error::Data)?;
+            let mut rows = group.lock().unwrap_or_else(|e| e.into_inner());
+            self.copy(&sub, block, &mut rows)?;
+            row = group_end;
+        }
+        Ok(())
+    }
+}
+
 /// `dst.copy_from_slice(src)`, with the short runs of whole 32-byte lanes that slices of
 /// blocks are made of (a 16-item row of f64 is 128 bytes) copied inline rather than through a
 /// call to `memcpy`.
@@ -420,6 +463,63 @@ mod tests {
         let mut one = [0u8; 2];
         copy_buffer(2, &[7, 9], &[], &[], &[], &mut one, &[], &[]).unwrap();
         assert_eq!(one, [7, 9]);
+    }
+
+    #[test]
+    fn part_copies_whole_and_by_row_groups() {
+        // A 10 x 7 array of 2-byte items, blocks 4 x 3, slice [1, 9) x [2, 7) into an 9 x 6
+        // buffer (one spare row and column).
+        let g = Geometry::new(&[10, 7], &[8, 6], &[4, 3], 2).unwrap();
+        let (start, stop) = ([1i64, 2], [9i64, 7]);
+        let bshape = [9i64, 6];
+        let item = |i: i64, j: i64| [(i * 7 + j) as u8, 0xa0];
+        let copier = PartCopier::new(2, &g.blockshape, &bshape, &start).unwrap();
+        let mut whole = vec![0u8; 9 * 6 * 2];
+        let mut by_groups = vec![0u8; 9 * 6 * 2];
+        for rows_per_group in [1usize, 2, 3, 9] {
+            by_groups.fill(0);
+            let groups: Vec<Mutex<&mut [u8]>> = by_groups
+                .chunks_mut(rows_per_group * copier.row_bytes())
+                .map(Mutex::new)
+                .collect();
+            for_each_chunk(&g, &start, &stop, |_, coords| {
+                for_each_block(&g, coords, &start, &stop, |p| {
+                    // The block's items, C order, from the array's values.
+                    let mut block = Vec::new();
+                    for i in 0..4 {
+                        for j in 0..3 {
+                            block.extend(item(p.block_origin[0] + i, p.block_origin[1] + j));
+                        }
+                    }
+                    let part = copier.part(&p);
+                    copier.copy_to_row_groups(&part, &block, &groups, rows_per_group)?;
+                    if rows_per_group == 1 {
+                        copier.copy(&part, &block, &mut whole)?;
+                    }
+                    Ok(())
+                })
+            })
+            .unwrap();
+            drop(groups);
+            let mut want = vec![0u8; 9 * 6 * 2];
+            for i in start[0]..stop[0] {
+                for j in start[1]..stop[1] {
+                    let at = (((i - start[0]) * 6 + (j - start[1])) * 2) as usize;
+                    want[at..at + 2].copy_from_slice(&item(i, j));
+                }
+            }
+            assert_eq!(by_groups, want, "rows per group {rows_per_group}");
+            assert_eq!(whole, want);
+        }
+        // A part that does not fit the buffer is refused, not copied.
+        let p = BlockPart {
+            nblock: 0,
+            block_origin: &[8, 6],
+            start: &[8, 6],
+            stop: &[10, 7],
+        };
+        let part = copier.part(&p);
+        assert!(copier.copy(&part, &[0u8; 24], &mut [0u8; 20]).is_err());
     }
 
     #[test]
