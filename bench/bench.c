@@ -202,7 +202,8 @@ static const workload_t workloads[] = {
     {"schunk in-memory cframe", W_SCHUNK, .storage = ST_MEMORY},
     {"schunk cframe file", W_SCHUNK, .storage = ST_CFRAME},
     {"schunk sframe directory", W_SCHUNK, .storage = ST_SFRAME},
-    {"b2nd 256^3 f64", W_B2ND},
+    {"b2nd 256^3 f64", W_B2ND, .nthreads = 1},
+    {"b2nd 256^3 f64 t2", W_B2ND, .nthreads = 2},
     {"memcpy (ceiling)", W_MEMCPY},
 };
 #define NWORKLOADS ((int)(sizeof(workloads) / sizeof(workloads[0])))
@@ -365,7 +366,7 @@ static int check_box(const double *src, const double *buf, const int64_t *s, con
   return 1;
 }
 
-static void run_b2nd(lib_t *L, results_t *res, int lib) {
+static void run_b2nd(lib_t *L, const workload_t *w, results_t *res, int lib) {
   int64_t total = (int64_t)N3 * N3 * N3 * 8;
   double *src = malloc((size_t)total), *out = malloc((size_t)total);
   for (int64_t i = 0; i < N3; i++)
@@ -373,9 +374,9 @@ static void run_b2nd(lib_t *L, results_t *res, int lib) {
       for (int64_t k = 0; k < N3; k++) src[(i * N3 + j) * N3 + k] = b2nd_value(i, j, k);
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 8;
-  cp.nthreads = 1;
+  cp.nthreads = (int16_t)w->nthreads;
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-  dp.nthreads = 1;
+  dp.nthreads = (int16_t)w->nthreads;
   blosc2_storage st = {.contiguous = true, .cparams = &cp, .dparams = &dp};
   int64_t shape[3] = {N3, N3, N3};
   int32_t chunks[3] = {64, 64, 64}, blocks[3] = {16, 16, 16};
@@ -495,7 +496,7 @@ static int child_main(int widx, int lib, const char *path) {
     lib_t L = load(path);
     if (w->kind == W_CHUNK) run_chunk(&L, w, &res);
     else if (w->kind == W_SCHUNK) run_schunk(&L, w, &res, lib);
-    else run_b2nd(&L, &res, lib);
+    else run_b2nd(&L, w, &res, lib);
   }
   return fwrite(&res, sizeof res, 1, stdout) == 1 ? 0 : 3;
 }

@@ -711,3 +711,57 @@ fn views_share_the_base_chunks() {
     eprintln!("views: {stats:?}");
     assert!(stats.iter().all(|n| *n > 20), "{stats:?}");
 }
+
+/// Slices over several chunks with 2 to 4 threads (the chunks shared out among the threads)
+/// agree with the model, also when some chunks are special-value chunks read whole and when
+/// DELTA makes every block depend on block 0.
+#[test]
+fn slices_across_chunks_with_threads() {
+    let mut rng = Rng(0x51ce_0ac2_0554_c4a1);
+    for case_no in 0..800 {
+        let mut c = random_case(&mut rng);
+        if case_no % 3 == 0 {
+            c.cparams.filters = [0, 0, 0, 0, SHUFFLE, DELTA];
+        }
+        let ts = c.cparams.typesize as usize;
+        let mut p = params(&c);
+        p.dparams.nthreads = 2 + (case_no % 3) as i16;
+        // Zeros with one random region written: the chunks outside it stay special chunks.
+        let mut a = Array::<MemStore>::zeros(&p).unwrap();
+        let (wstart, wstop) = random_slice(&mut rng, &c.shape);
+        let wshape: Vec<i64> = wstart.iter().zip(&wstop).map(|(a, b)| b - a).collect();
+        let region = Model::random(&mut rng, &wshape, ts);
+        a.set_slice_cbuffer(&region.data, &wshape, &wstart, &wstop)
+            .unwrap();
+        let m = Model::build(&c.shape, ts, |idx| {
+            let inside = (0..idx.len()).all(|d| wstart[d] <= idx[d] && idx[d] < wstop[d]);
+            let rel: Vec<i64> = (0..idx.len()).map(|d| idx[d] - wstart[d]).collect();
+            Some(if inside {
+                region.item(&rel).to_vec()
+            } else {
+                vec![0u8; ts]
+            })
+        });
+        for k in 0..3 {
+            let (start, stop) = if k == 0 {
+                (vec![0; c.shape.len()], c.shape.clone())
+            } else {
+                random_slice(&mut rng, &c.shape)
+            };
+            let pad = rng.range(0, 1);
+            let bshape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a + pad).collect();
+            let mut buf = vec![0xaau8; bshape.iter().product::<i64>() as usize * ts];
+            a.get_slice_cbuffer(&start, &stop, &mut buf, &bshape)
+                .unwrap();
+            let want = m.slice(&start, &stop);
+            let want = Model::build(&bshape, ts, |idx| {
+                let inside = idx.iter().zip(&want.shape).all(|(i, s)| i < s);
+                inside.then(|| want.item(idx).to_vec())
+            });
+            assert_eq!(
+                buf, want.data,
+                "case {case_no} {start:?}..{stop:?} pad {pad}"
+            );
+        }
+    }
+}

@@ -7,12 +7,13 @@
 use super::meta::{self, Meta};
 use super::scratch::Scratch;
 use super::shape::{for_each_index, strides, Geometry};
-use super::slice::{check_slice, copy_buffer, for_each_block, for_each_chunk};
+use super::slice::{check_slice, copy_buffer, for_each_block, for_each_chunk, Part, PartCopier};
 use super::store::{ChunkStore, MemStore};
 use super::MAX_DIM;
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
 use crate::{Error, Result};
+use std::sync::Mutex;
 
 /// Name of the metalayer describing the array.
 pub const META_NAME: &str = "b2nd";
@@ -79,14 +80,9 @@ pub struct Array<S: ChunkStore> {
 /// column needs one block per chunk).
 const PARALLEL_MIN_BLOCKS: usize = 4;
 
-/// The part of a slice inside one block of a chunk, in the block's and the buffer's
-/// coordinates.
-struct SlicePart {
-    nblock: usize,
-    src_start: Vec<i64>,
-    src_stop: Vec<i64>,
-    dst_start: Vec<i64>,
-}
+/// Most locks a slice read by several threads splits its buffer into (row groups along the
+/// first dimension).
+const ROW_GROUPS: usize = 64;
 
 /// The value a fresh array is filled with.
 enum Fill<'a> {
@@ -388,71 +384,156 @@ impl<S: ChunkStore> Array<S> {
             }
             return Ok(());
         }
-        let bshape = self.geom.blockshape.clone();
-        let bn = self.geom.block_nbytes();
-        let mut data = Scratch::chunk_data();
-        let mut parts: Vec<SlicePart> = Vec::new();
-        let mut wanted = vec![false; self.geom.nblocks()];
-        let parallel = self.store.dparams().nthreads > 1;
+        let copier = PartCopier::new(ts, &self.geom.blockshape, buffershape, start)?;
+        let mut chunks: Vec<(i64, Vec<i64>)> = Vec::new();
         for_each_chunk(&self.geom, start, stop, |nchunk, coords| {
-            parts.clear();
-            wanted.fill(false);
-            for_each_block(&self.geom, coords, start, stop, |p| {
-                wanted[p.nblock] = true;
-                parts.push(SlicePart {
-                    nblock: p.nblock,
-                    src_start: (0..p.start.len())
-                        .map(|d| p.start[d] - p.block_origin[d])
-                        .collect(),
-                    src_stop: (0..p.start.len())
-                        .map(|d| p.stop[d] - p.block_origin[d])
-                        .collect(),
-                    dst_start: (0..p.start.len()).map(|d| p.start[d] - start[d]).collect(),
-                });
-                Ok(())
-            })?;
-            let copy_part = |part: &SlicePart, block: &[u8], buffer: &mut [u8]| {
-                copy_buffer(
-                    ts,
-                    block,
-                    &bshape,
-                    &part.src_start,
-                    &part.src_stop,
-                    buffer,
-                    buffershape,
-                    &part.dst_start,
-                )
-            };
-            // Block by block: each block is copied out while it is still in cache. With
-            // threads and several blocks to decode, the chunk path below shares them out.
-            if !parallel || parts.len() < PARALLEL_MIN_BLOCKS {
-                let mut next = parts.iter();
-                let streamed =
-                    self.store
-                        .for_each_block(nchunk, &wanted, &mut |nblock, block| {
-                            let part = next.next().ok_or(Error::Data)?;
-                            if part.nblock != nblock || block.len() != bn {
-                                return Err(Error::Data);
-                            }
-                            copy_part(part, block, buffer)
-                        })?;
-                if streamed {
-                    return Ok(());
-                }
+            chunks.push((nchunk, coords.to_vec()));
+            Ok(())
+        })?;
+        let nthreads = self.store.dparams().nthreads.max(1) as usize;
+        if nthreads > 1 && chunks.len() >= nthreads {
+            return self.get_chunks_in_parallel(&chunks, start, stop, &copier, buffer);
+        }
+        let mut parts = Vec::new();
+        let mut wanted = Vec::new();
+        let mut data = Scratch::chunk_data();
+        for (nchunk, coords) in &chunks {
+            self.plan_chunk(coords, start, stop, &copier, &mut parts, &mut wanted);
+            // With threads and several blocks to decode, the chunk path below shares them
+            // out; otherwise each block is copied out while it is still in cache.
+            if nthreads > 1 && parts.len() >= PARALLEL_MIN_BLOCKS
+                || !self.stream_chunk(*nchunk, &parts, &wanted, &copier, buffer)?
+            {
+                self.copy_from_whole_chunk(*nchunk, &parts, &wanted, &copier, &mut data, buffer)?;
             }
-            let mask: Vec<bool> = wanted.iter().map(|w| !w).collect();
-            let mask = if mask.iter().any(|m| *m) {
-                Some(&mask[..])
-            } else {
-                None
-            };
-            self.read_chunk(nchunk, mask, &mut data)?;
-            for part in &parts {
-                let block = &data[part.nblock * bn..(part.nblock + 1) * bn];
-                copy_part(part, block, buffer)?;
+        }
+        Ok(())
+    }
+
+    /// The parts of the slice `[start, stop)` in the blocks of the chunk at `coords`, and
+    /// which of its blocks they are in.
+    fn plan_chunk(
+        &self,
+        coords: &[i64],
+        start: &[i64],
+        stop: &[i64],
+        copier: &PartCopier,
+        parts: &mut Vec<Part>,
+        wanted: &mut Vec<bool>,
+    ) {
+        parts.clear();
+        wanted.clear();
+        wanted.resize(self.geom.nblocks(), false);
+        // for_each_block calls nothing that fails.
+        let _ = for_each_block(&self.geom, coords, start, stop, |p| {
+            wanted[p.nblock] = true;
+            parts.push(copier.part(&p));
+            Ok(())
+        });
+    }
+
+    /// Decodes the blocks of chunk `nchunk` that `parts` lie in one at a time and copies the
+    /// parts out of each; `Ok(false)`, nothing copied, for a chunk that must be read whole.
+    fn stream_chunk(
+        &self,
+        nchunk: i64,
+        parts: &[Part],
+        wanted: &[bool],
+        copier: &PartCopier,
+        buffer: &mut [u8],
+    ) -> Result<bool> {
+        let bn = self.geom.block_nbytes();
+        let mut next = parts.iter();
+        self.store
+            .for_each_block(nchunk, wanted, &mut |nblock, block| {
+                let part = next.next().ok_or(Error::Data)?;
+                if part.nblock != nblock || block.len() != bn {
+                    return Err(Error::Data);
+                }
+                copier.copy(part, block, buffer)
+            })
+    }
+
+    /// Decompresses the blocks of chunk `nchunk` that `parts` lie in into `data` (with the
+    /// store's threads) and copies the parts out.
+    fn copy_from_whole_chunk(
+        &self,
+        nchunk: i64,
+        parts: &[Part],
+        wanted: &[bool],
+        copier: &PartCopier,
+        data: &mut Vec<u8>,
+        buffer: &mut [u8],
+    ) -> Result<()> {
+        let bn = self.geom.block_nbytes();
+        let mask: Vec<bool> = wanted.iter().map(|w| !w).collect();
+        let mask = mask.iter().any(|m| *m).then_some(&mask[..]);
+        self.read_chunk(nchunk, mask, data)?;
+        for part in parts {
+            let block = data
+                .get(part.nblock * bn..(part.nblock + 1) * bn)
+                .ok_or(Error::Data)?;
+            copier.copy(part, block, buffer)?;
+        }
+        Ok(())
+    }
+
+    /// `get_slice_cbuffer` of a slice over several chunks with a multi-threaded store: the
+    /// chunks are shared out among the threads, each decoding its chunk's blocks one at a
+    /// time and copying its parts into the buffer under the locks of the row groups they
+    /// write (at most `ROW_GROUPS` groups along the buffer's first dimension). Chunks that
+    /// must be read whole are read afterwards, on the calling thread, where the store's
+    /// threads can share their blocks.
+    fn get_chunks_in_parallel(
+        &self,
+        chunks: &[(i64, Vec<i64>)],
+        start: &[i64],
+        stop: &[i64],
+        copier: &PartCopier,
+        buffer: &mut [u8],
+    ) -> Result<()> {
+        let row_bytes = copier.row_bytes();
+        let nrows = buffer.len().checked_div(row_bytes).unwrap_or(0).max(1);
+        let rows_per_group = nrows.div_ceil(ROW_GROUPS);
+        let groups: Vec<Mutex<&mut [u8]>> = buffer
+            .chunks_mut((rows_per_group * row_bytes).max(1))
+            .map(Mutex::new)
+            .collect();
+        let whole: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+        self.store.for_each_item(chunks.len(), &|i| {
+            let (nchunk, coords) = &chunks[i];
+            let (mut parts, mut wanted) = (Vec::new(), Vec::new());
+            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut wanted);
+            let bn = self.geom.block_nbytes();
+            let mut next = parts.iter();
+            let streamed = self
+                .store
+                .for_each_block(*nchunk, &wanted, &mut |nblock, block| {
+                    let part = next.next().ok_or(Error::Data)?;
+                    if part.nblock != nblock || block.len() != bn {
+                        return Err(Error::Data);
+                    }
+                    copier.copy_to_row_groups(part, block, &groups, rows_per_group)
+                })?;
+            if !streamed {
+                whole.lock().unwrap_or_else(|e| e.into_inner()).push(i);
             }
             Ok(())
-        })
+        })?;
+        let mut whole = whole.into_inner().unwrap_or_else(|e| e.into_inner());
+        if whole.is_empty() {
+            return Ok(());
+        }
+        whole.sort_unstable();
+        drop(groups);
+        let (mut parts, mut wanted) = (Vec::new(), Vec::new());
+        let mut data = Scratch::chunk_data();
+        for i in whole {
+            let (nchunk, coords) = &chunks[i];
+            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut wanted);
+            self.copy_from_whole_chunk(*nchunk, &parts, &wanted, copier, &mut data, buffer)?;
+        }
+        Ok(())
     }
 
     /// Writes `buffer` (C order, shape `buffershape`, its first item going to `start`) into
@@ -1325,7 +1406,7 @@ pub fn store_layout<S: ChunkStore>(store: &S) -> Result<(Meta, Geometry)> {
     // A metalayer that does not describe the chunks (checked on the first one) is corrupt;
     // catching it here avoids allocating chunk buffers of a size nothing in the store has.
     if nchunks > 0 {
-        let (nbytes, _, _) = crate::chunk::cbuffer_sizes(&store.chunk(0)?)?;
+        let nbytes = store.chunk_nbytes(0)?;
         if nbytes as i64 != geom.chunk_nbytes() as i64 {
             return Err(Error::Data);
         }

@@ -43,6 +43,9 @@ impl ChunkStore for Schunk {
     fn chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
         self.get_chunk(nchunk)
     }
+    fn chunk_nbytes(&self, nchunk: i64) -> Result<i32> {
+        Schunk::chunk_nbytes(self, nchunk)
+    }
     fn decompress_chunk(
         &self,
         nchunk: i64,
@@ -60,6 +63,9 @@ impl ChunkStore for Schunk {
     ) -> Result<bool> {
         let chunk = self.get_chunk(nchunk)?;
         self.decompressor().for_each_block(&chunk, wanted, f)
+    }
+    fn for_each_item(&self, nitems: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
+        self.decompressor().for_each_item(nitems, f)
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         compress_with(self.compressor(), data)

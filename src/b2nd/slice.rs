@@ -1,7 +1,9 @@
 //! Slices of an array: n-d copies between C buffers, and the chunks and blocks a slice touches.
 
 use super::shape::{for_each_index, strides, Geometry};
+use super::MAX_DIM;
 use crate::{Error, Result};
+use std::sync::Mutex;
 
 /// Copies the region `[src_start, src_stop)` of a C-order buffer of shape `src_pad_shape` into
 /// a C-order buffer of shape `dst_pad_shape` at `dst_start` (what `b2nd_copy_buffer2` does).
@@ -96,6 +98,215 @@ pub fn copy_buffer(
         }
         Ok(())
     })
+}
+
+/// The part of a slice inside one block, in the block's and the slice buffer's coordinates.
+#[derive(Clone, Copy)]
+pub(crate) struct Part {
+    /// Index of the block inside its chunk.
+    pub nblock: usize,
+    /// First item of the part, in the block.
+    src: [i64; MAX_DIM],
+    /// Items of the part along each dimension (all at least 1).
+    len: [i64; MAX_DIM],
+    /// Where the first item goes, in the buffer.
+    dst: [i64; MAX_DIM],
+}
+
+/// Copies the parts of a slice out of decoded blocks into the slice's C-order buffer. The
+/// strides and the contiguous run are worked out once per slice, not once per block, and the
+/// rows are walked with a fixed-size index: a slice of a 3-d array is mostly rows of one
+/// block's width, so any per-row bookkeeping costs as much as the row's copy.
+pub(crate) struct PartCopier {
+    ndim: usize,
+    /// Bytes between consecutive items along each dimension of a block.
+    block_strides: [usize; MAX_DIM],
+    /// Bytes between consecutive items along each dimension of the buffer.
+    buffer_strides: [usize; MAX_DIM],
+    block_shape: [i64; MAX_DIM],
+    buffer_shape: [i64; MAX_DIM],
+    itemsize: usize,
+    /// The slice's first item, in array coordinates.
+    start: [i64; MAX_DIM],
+}
+
+impl PartCopier {
+    /// A copier for slices starting at `start` into buffers of `buffer_shape`, from blocks of
+    /// `block_shape` items of `itemsize` bytes.
+    pub fn new(
+        itemsize: usize,
+        block_shape: &[i64],
+        buffer_shape: &[i64],
+        start: &[i64],
+    ) -> Result<PartCopier> {
+        let ndim = block_shape.len();
+        if ndim > MAX_DIM || buffer_shape.len() != ndim || start.len() != ndim {
+            return Err(Error::InvalidParam);
+        }
+        let mut c = PartCopier {
+            ndim,
+            block_strides: [0; MAX_DIM],
+            buffer_strides: [0; MAX_DIM],
+            block_shape: [0; MAX_DIM],
+            buffer_shape: [0; MAX_DIM],
+            itemsize,
+            start: [0; MAX_DIM],
+        };
+        let (mut bs, mut ts) = (itemsize, itemsize);
+        for d in (0..ndim).rev() {
+            if block_shape[d] < 0 || buffer_shape[d] < 0 {
+                return Err(Error::InvalidParam);
+            }
+            c.block_strides[d] = bs;
+            c.buffer_strides[d] = ts;
+            c.block_shape[d] = block_shape[d];
+            c.buffer_shape[d] = buffer_shape[d];
+            c.start[d] = start[d];
+            bs = bs.saturating_mul(block_shape[d] as usize);
+            ts = ts.saturating_mul(buffer_shape[d] as usize);
+        }
+        Ok(c)
+    }
+
+    /// The part `p` of a block (found by [`for_each_block`]) in this copier's coordinates.
+    pub fn part(&self, p: &BlockPart) -> Part {
+        let mut part = Part {
+            nblock: p.nblock,
+            src: [0; MAX_DIM],
+            len: [0; MAX_DIM],
+            dst: [0; MAX_DIM],
+        };
+        for d in 0..self.ndim {
+            part.src[d] = p.start[d] - p.block_origin[d];
+            part.len[d] = p.stop[d] - p.start[d];
+            part.dst[d] = p.start[d] - self.start[d];
+        }
+        part
+    }
+
+    /// Copies `part` from its decoded `block` into `buffer`; `Error::Data` (nothing copied)
+    /// when either is too short for it.
+    pub fn copy(&self, part: &Part, block: &[u8], buffer: &mut [u8]) -> Result<()> {
+        let nd = self.ndim;
+        let (bst, tst) = (&self.block_strides, &self.buffer_strides);
+        // Trailing dimensions the part spans whole in both block and buffer merge into one
+        // contiguous run.
+        let mut outer = nd;
+        let mut run = self.itemsize;
+        while outer > 0 {
+            let d = outer - 1;
+            run *= part.len[d] as usize;
+            outer -= 1;
+            if part.len[d] != self.block_shape[d] || part.len[d] != self.buffer_shape[d] {
+                break;
+            }
+        }
+        let (mut src_off, mut dst_off) = (0usize, 0usize);
+        let (mut src_end, mut dst_end) = (run, run);
+        for d in 0..nd {
+            let (s, t, n) = (part.src[d], part.dst[d], part.len[d]);
+            if s < 0 || t < 0 || n < 1 {
+                return Err(Error::Data);
+            }
+            src_off += s as usize * bst[d];
+            dst_off += t as usize * tst[d];
+            if d < outer {
+                src_end += (n - 1) as usize * bst[d];
+                dst_end += (n - 1) as usize * tst[d];
+            }
+        }
+        if src_off + src_end > block.len() || dst_off + dst_end > buffer.len() {
+            return Err(Error::Data);
+        }
+        if outer == 0 {
+            buffer[dst_off..dst_off + run].copy_from_slice(&block[src_off..src_off + run]);
+            return Ok(());
+        }
+        let inner = outer - 1;
+        let rows = part.len[inner] as usize;
+        let (sstep, tstep) = (bst[inner], tst[inner]);
+        let mut idx = [0i64; MAX_DIM];
+        loop {
+            let (mut s, mut t) = (src_off, dst_off);
+            for d in 0..inner {
+                s += idx[d] as usize * bst[d];
+                t += idx[d] as usize * tst[d];
+            }
+            for _ in 0..rows {
+                copy_run(&mut buffer[t..t + run], &block[s..s + run]);
+                s += sstep;
+                t += tstep;
+            }
+            let mut d = inner;
+            loop {
+                if d == 0 {
+                    return Ok(());
+                }
+                d -= 1;
+                idx[d] += 1;
+                if idx[d] < part.len[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+    }
+}
+
+impl PartCopier {
+    /// Bytes of the buffer per index of its first dimension (0 for a 0-d buffer).
+    pub fn row_bytes(&self) -> usize {
+        if self.ndim == 0 {
+            0
+        } else {
+            self.buffer_strides[0]
+        }
+    }
+
+    /// [`copy`](Self::copy) into a buffer split along its first dimension into groups of
+    /// `rows_per_group` rows, each behind its own lock: threads copying parts of different
+    /// chunks wait for each other only when they write the same rows.
+    pub fn copy_to_row_groups(
+        &self,
+        part: &Part,
+        block: &[u8],
+        groups: &[Mutex<&mut [u8]>],
+        rows_per_group: usize,
+    ) -> Result<()> {
+        if self.ndim == 0 || rows_per_group == 0 {
+            return Err(Error::Data);
+        }
+        let rpg = rows_per_group as i64;
+        let (first, end) = (part.dst[0], part.dst[0] + part.len[0]);
+        let mut row = first;
+        while row < end {
+            let g = row / rpg;
+            let group_end = ((g + 1) * rpg).min(end);
+            let mut sub = *part;
+            sub.src[0] = part.src[0] + (row - first);
+            sub.len[0] = group_end - row;
+            sub.dst[0] = row - g * rpg;
+            let group = groups.get(g as usize).ok_or(Error::Data)?;
+            let mut rows = group.lock().unwrap_or_else(|e| e.into_inner());
+            self.copy(&sub, block, &mut rows)?;
+            row = group_end;
+        }
+        Ok(())
+    }
+}
+
+/// `dst.copy_from_slice(src)`, with the short runs of whole 32-byte lanes that slices of
+/// blocks are made of (a 16-item row of f64 is 128 bytes) copied inline rather than through a
+/// call to `memcpy`.
+#[inline(always)]
+fn copy_run(dst: &mut [u8], src: &[u8]) {
+    if dst.len() <= 256 && dst.len().is_multiple_of(32) && src.len() == dst.len() {
+        for (d, s) in dst.chunks_exact_mut(32).zip(src.chunks_exact(32)) {
+            d.copy_from_slice(s);
+        }
+    } else {
+        dst.copy_from_slice(src);
+    }
 }
 
 /// The part of a slice that falls in one block of one chunk.
@@ -252,6 +463,63 @@ mod tests {
         let mut one = [0u8; 2];
         copy_buffer(2, &[7, 9], &[], &[], &[], &mut one, &[], &[]).unwrap();
         assert_eq!(one, [7, 9]);
+    }
+
+    #[test]
+    fn part_copies_whole_and_by_row_groups() {
+        // A 10 x 7 array of 2-byte items, blocks 4 x 3, slice [1, 9) x [2, 7) into an 9 x 6
+        // buffer (one spare row and column).
+        let g = Geometry::new(&[10, 7], &[8, 6], &[4, 3], 2).unwrap();
+        let (start, stop) = ([1i64, 2], [9i64, 7]);
+        let bshape = [9i64, 6];
+        let item = |i: i64, j: i64| [(i * 7 + j) as u8, 0xa0];
+        let copier = PartCopier::new(2, &g.blockshape, &bshape, &start).unwrap();
+        let mut whole = vec![0u8; 9 * 6 * 2];
+        let mut by_groups = vec![0u8; 9 * 6 * 2];
+        for rows_per_group in [1usize, 2, 3, 9] {
+            by_groups.fill(0);
+            let groups: Vec<Mutex<&mut [u8]>> = by_groups
+                .chunks_mut(rows_per_group * copier.row_bytes())
+                .map(Mutex::new)
+                .collect();
+            for_each_chunk(&g, &start, &stop, |_, coords| {
+                for_each_block(&g, coords, &start, &stop, |p| {
+                    // The block's items, C order, from the array's values.
+                    let mut block = Vec::new();
+                    for i in 0..4 {
+                        for j in 0..3 {
+                            block.extend(item(p.block_origin[0] + i, p.block_origin[1] + j));
+                        }
+                    }
+                    let part = copier.part(&p);
+                    copier.copy_to_row_groups(&part, &block, &groups, rows_per_group)?;
+                    if rows_per_group == 1 {
+                        copier.copy(&part, &block, &mut whole)?;
+                    }
+                    Ok(())
+                })
+            })
+            .unwrap();
+            drop(groups);
+            let mut want = vec![0u8; 9 * 6 * 2];
+            for i in start[0]..stop[0] {
+                for j in start[1]..stop[1] {
+                    let at = (((i - start[0]) * 6 + (j - start[1])) * 2) as usize;
+                    want[at..at + 2].copy_from_slice(&item(i, j));
+                }
+            }
+            assert_eq!(by_groups, want, "rows per group {rows_per_group}");
+            assert_eq!(whole, want);
+        }
+        // A part that does not fit the buffer is refused, not copied.
+        let p = BlockPart {
+            nblock: 0,
+            block_origin: &[8, 6],
+            start: &[8, 6],
+            stop: &[10, 7],
+        };
+        let part = copier.part(&p);
+        assert!(copier.copy(&part, &[0u8; 24], &mut [0u8; 20]).is_err());
     }
 
     #[test]

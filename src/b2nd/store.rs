@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 /// A sequence of compressed chunks with metalayers and compression parameters.
-pub trait ChunkStore: Sized {
+pub trait ChunkStore: Sized + Sync {
     /// Where and how a new store is kept (file name, contiguous or sparse, ...).
     type Options: Clone + Default;
 
@@ -30,6 +30,10 @@ pub trait ChunkStore: Sized {
     fn nchunks(&self) -> i64;
     /// The compressed bytes of chunk `nchunk`.
     fn chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>>;
+    /// Uncompressed bytes of chunk `nchunk`, from its header (a store on disk reads no more).
+    fn chunk_nbytes(&self, nchunk: i64) -> Result<i32> {
+        Ok(ChunkHeader::parse(&self.chunk(nchunk)?)?.nbytes)
+    }
     /// Decompresses chunk `nchunk` into `dst`, skipping the blocks `maskout` marks `true`.
     /// Every block not skipped is written: an uninitialised special-value chunk reads as zeros
     /// (the decompressor leaves such bytes untouched, and `dst` may hold another chunk).
@@ -48,6 +52,11 @@ pub trait ChunkStore: Sized {
         wanted: &[bool],
         f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<bool>;
+    /// Runs `f(item)` for every item in `0..nitems`, on the store's decompression threads
+    /// when it has several; returns the error of the lowest failed item.
+    fn for_each_item(&self, nitems: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
+        (0..nitems).try_for_each(f)
+    }
     /// Compresses `data` as one chunk with the store's parameters.
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>>;
     /// Adds a compressed chunk at the end; returns the new number of chunks.
@@ -208,6 +217,9 @@ impl ChunkStore for MemStore {
     ) -> Result<bool> {
         let i = self.index(nchunk, self.chunks.len())?;
         self.decompressor.for_each_block(&self.chunks[i], wanted, f)
+    }
+    fn for_each_item(&self, nitems: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
+        self.decompressor.for_each_item(nitems, f)
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         compress_with(&self.compressor, data)

@@ -163,6 +163,20 @@ impl Decompressor {
         decompress::for_each_block(&self.params, src, wanted, f)
     }
 
+    /// Runs `f(item)` for every item in `0..nitems` on the context's threads (on the calling
+    /// thread alone without a pool), as its blocks are run: work made of several chunks (a
+    /// b2nd slice) shares them out this way. Returns the error of the lowest failed item.
+    pub fn for_each_item(
+        &self,
+        nitems: usize,
+        f: impl Fn(usize) -> Result<()> + Sync,
+    ) -> Result<()> {
+        match self.pool.as_deref() {
+            Some(pool) if nitems > 1 => runner::for_each_item(pool, nitems, |i, _| f(i)),
+            _ => (0..nitems).try_for_each(f),
+        }
+    }
+
     /// `getitem_bytes` for a lazy chunk (blocks fetched through `reader`) or a regular one.
     pub fn getitem_bytes_with(
         &self,

@@ -295,8 +295,7 @@ impl Frame {
         };
         let mut flags2 = 0;
         if frame.nchunks() > 0 {
-            let first = frame.chunk(0)?;
-            flags2 = ChunkHeader::parse(&first)?.blosc2_flags2;
+            flags2 = frame.chunk_header(0)?.blosc2_flags2;
         }
         Ok(Opened {
             frame,

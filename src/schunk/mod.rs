@@ -698,7 +698,7 @@ impl Schunk {
     }
 
     /// Uncompressed size of chunk `n`, reading only its header.
-    fn chunk_nbytes(&self, n: i64) -> Result<i32> {
+    pub(crate) fn chunk_nbytes(&self, n: i64) -> Result<i32> {
         match &self.chunks {
             Chunks::List(l) => Ok(ChunkHeader::parse(&l[self.index(n)?])?.nbytes),
             Chunks::Frame(f) => Ok(f.chunk_header(n)?.nbytes),
