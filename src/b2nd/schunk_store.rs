@@ -8,6 +8,7 @@ use super::meta::DEFAULT_DTYPE;
 use super::store::{compress_with, decompress_defined, ChunkStore};
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
+use crate::frame::lock::LockGuard;
 use crate::schunk::{Schunk, Storage};
 use crate::{Error, Result};
 
@@ -37,6 +38,9 @@ impl ChunkStore for Schunk {
             ..self.storage().clone()
         }
     }
+    fn hold(&self, exclusive: bool) -> Result<LockGuard> {
+        Schunk::hold(self, exclusive)
+    }
     fn nchunks(&self) -> i64 {
         Schunk::nchunks(self)
     }
@@ -49,6 +53,8 @@ impl ChunkStore for Schunk {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
+        // Held through the decompression, as c-blosc2 holds it through its chunk reads.
+        let _held = self.hold(false)?;
         let chunk = self.get_chunk(nchunk)?;
         decompress_defined(self.decompressor(), &chunk, dst, maskout)
     }
@@ -58,6 +64,7 @@ impl ChunkStore for Schunk {
         wanted: &[bool],
         f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<bool> {
+        let _held = self.hold(false)?;
         let chunk = self.get_chunk(nchunk)?;
         self.decompressor().for_each_block(&chunk, wanted, f)
     }

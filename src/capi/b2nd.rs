@@ -904,10 +904,14 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
         unsafe {
             with_array(array, |a| {
                 let src = a.store();
+                // As c-blosc2's BLOSC2_STORAGE_DEFAULTS: the default backend (which locks
+                // under BLOSC_LOCKING).
+                // (NULL is the default storage.)
+                let defaults = storage_from_c(ptr::null())?;
                 let options = Storage {
                     contiguous: src.storage().contiguous,
                     urlpath: Some(path.into()),
-                    ..Storage::default()
+                    ..defaults
                 };
                 let params = Params {
                     cparams: src.cparams().clone(),
