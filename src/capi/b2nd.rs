@@ -21,6 +21,7 @@ use crate::capi::schunk::{
     schunk_mut, schunk_ref, storage_from_c, sync_mirror,
 };
 use crate::capi::types::*;
+use crate::frame::lock::LockGuard;
 use crate::schunk::{Schunk, Storage};
 use crate::{Error, Result};
 
@@ -894,6 +895,8 @@ pub unsafe extern "C" fn b2nd_to_cframe(
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() || urlpath.is_null() {
             return Err(Error::NullPointer);
@@ -1021,6 +1024,8 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
@@ -1045,6 +1050,8 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() || start.is_null() || stop.is_null() || buffershape.is_null() {
             return Err(Error::NullPointer);
@@ -1107,6 +1114,8 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() {
             return Err(Error::NullPointer);
@@ -1185,6 +1194,8 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         // SAFETY: per the contract (see selection_of); buffersize bytes of buffer, ndim extents.
         unsafe {
@@ -1233,6 +1244,8 @@ pub unsafe extern "C" fn b2nd_get_slice(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(src) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(src) }?;
         if src.is_null() || start.is_null() || stop.is_null() || array.is_null() {
             return Err(Error::NullPointer);
@@ -1262,6 +1275,8 @@ pub unsafe extern "C" fn b2nd_copy(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(src) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(src) }?;
         if src.is_null() || array.is_null() {
             return Err(Error::NullPointer);
@@ -1345,6 +1360,8 @@ unsafe fn view_of(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() || view.is_null() {
             return Err(Error::NullPointer);
@@ -1547,6 +1564,23 @@ unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
     // SAFETY: a live array; with_array rewrites its fields from the refreshed super-chunk.
     unsafe { with_array(array, |_| Ok(())) }?;
     Ok(rc)
+}
+
+/// The shared frame lock of the array's super-chunk (nothing for arrays not on disk or not
+/// locking), taken by the read calls before they follow another handle's changes and held
+/// through the read: the re-sync and the read then see one state of the frame, never part of
+/// a change (c-blosc2 re-syncs before it locks, and its reads can mix two writes).
+///
+/// # Safety
+/// `array` is NULL or a live array of ours.
+unsafe fn hold_shared(array: *const b2nd_array_t) -> Result<LockGuard> {
+    // SAFETY: forwarded contract.
+    let sc = unsafe { array.as_ref() }.map_or(ptr::null_mut(), |c| c.sc);
+    // SAFETY: a live array's super-chunk handle (or NULL).
+    match unsafe { schunk_ref(sc) } {
+        Some(s) => s.hold(false),
+        None => LockGuard::acquire(None, false),
+    }
 }
 
 /// What c-blosc2's data functions do first: an array on disk follows the changes another
