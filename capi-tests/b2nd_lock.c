@@ -7,6 +7,7 @@
    generation. c-blosc2 takes the lock once per super-chunk change and brackets b2nd_resize and
    b2nd_set_slice_cbuffer as one change, so the counters tell which calls change the frame and
    how many times.
+   Then the array's file replaced by another of the same length, after a reader opened it.
    Part 2, two processes, with a registered filter that sleeps so calls last: whether another
    process can take the lock (exclusively, or shared) while a call runs. (b2nd_swmr.c has a
    writer and a reader of one array in two processes.)
@@ -205,6 +206,51 @@ static void one_process(void) {
   remove_all(path);
 }
 
+/* The array's file replaced by another of the same length (its two chunks swapped, renamed
+   over it) after a reader opened it: the reader's next read follows the new file, as in
+   c-blosc2 (which compares inodes). */
+static b2nd_array_t *halves(const char *p, bool swapped) {
+  int64_t shape[2] = {20, 20}, half[2] = {10, 20};
+  blosc2_cparams hcp = BLOSC2_CPARAMS_DEFAULTS;
+  hcp.typesize = 4;
+  hcp.nthreads = 1;
+  blosc2_storage st = {.contiguous = true, .urlpath = (char *)p, .cparams = &hcp, .dparams = &dp};
+  int32_t chunkshape[2] = {10, 20}, blockshape[2] = {5, 20};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, chunkshape, blockshape, "<i4", 0, NULL, 0);
+  b2nd_array_t *a = NULL;
+  remove_all(p);
+  CHECK(b2nd_zeros(ctx, &a) == 0, "zeros");
+  static int32_t part[200];
+  for (int h = 0; h < 2; h++) {
+    for (int i = 0; i < 200; i++) part[i] = ((swapped ? 1 - h : h) + 1) * 1000 + i;
+    int64_t from[2] = {10 * h, 0}, to[2] = {10 * h + 10, 20};
+    CHECK(b2nd_set_slice_cbuffer(part, half, sizeof part, from, to, a) == 0, "half written");
+  }
+  b2nd_free_ctx(ctx);
+  return a;
+}
+
+static void replaced_file(void) {
+  b2nd_array_t *w = halves(path, false);
+  b2nd_array_t *r = NULL;
+  CHECK(b2nd_open(path, &r) == 0, "reader opened");
+  b2nd_array_t *o = halves(path2, true);
+  int64_t len = w->sc->cbytes, other_len = o->sc->cbytes;
+  b2nd_free(o);
+  CHECK(rename(path2, path) == 0, "renamed over");
+  int64_t start[2] = {0, 0}, stop[2] = {1, 1}, one[2] = {1, 1};
+  int32_t first = -1;
+  int rc = b2nd_get_slice_cbuffer(r, start, stop, &first, one, 4);
+  printf("cframe replaced by a file of the same length (%d): get_slice_cbuffer rc=%d first=%d",
+         len == other_len, rc, first);
+  first = -1;
+  rc = b2nd_get_slice_cbuffer(w, start, stop, &first, one, 4);
+  printf(", writer's handle rc=%d first=%d\n", rc, first);
+  b2nd_free(r);
+  b2nd_free(w);
+  remove_all(path);
+}
+
 /* ----- two processes ------------------------------------------------------------------- */
 
 static void sleep_us(long us) {
@@ -344,6 +390,10 @@ int main(void) {
     snprintf(path2, sizeof path2, "%s/%s", dir, contiguous ? "b.b2nd" : "b.b2dir");
     one_process();
   }
+  contiguous = 1;
+  snprintf(path, sizeof path, "%s/a.b2nd", dir);
+  snprintf(path2, sizeof path2, "%s/b.b2nd", dir);
+  replaced_file();
   for (contiguous = 1; contiguous >= 0; contiguous--) {
     snprintf(path, sizeof path, "%s/%s", dir, contiguous ? "a.b2nd" : "a.b2dir");
     lock_during_calls();

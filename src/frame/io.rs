@@ -9,7 +9,7 @@
 //! once; writes take `&mut self`.
 
 use std::fs::{File, OpenOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::{Error, Result};
@@ -54,6 +54,12 @@ pub trait ByteStore: Send + Sync {
     /// (a file, or bytes it only borrows).
     fn take_owned(&mut self) -> Option<Vec<u8>> {
         None
+    }
+    /// Whether the path the store was opened from now names another file (one renamed over
+    /// it, or deleted and made again): an open file keeps reading the file it opened, so a
+    /// frame must then be opened again. False for stores that are not files.
+    fn replaced(&self) -> bool {
+        false
     }
 }
 
@@ -120,6 +126,8 @@ impl Io for LockingFileIo {
 #[derive(Debug)]
 pub struct FileStore {
     file: File,
+    /// The path it was opened from (to tell whether the path still names this file).
+    path: PathBuf,
 }
 
 impl FileStore {
@@ -132,8 +140,24 @@ impl FileStore {
             OpenMode::Create => opts.read(true).write(true).create(true).truncate(true),
         };
         let file = opts.open(path).map_err(|_| Error::FileOpen)?;
-        Ok(FileStore { file })
+        Ok(FileStore {
+            file,
+            path: path.to_path_buf(),
+        })
     }
+}
+
+/// Whether two metadata describe the same file (same device and inode, as c-blosc2's stdio
+/// backend compares them); always true where there are no inodes.
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    true
 }
 
 #[cfg(unix)]
@@ -185,6 +209,15 @@ impl ByteStore for FileStore {
 
     fn truncate(&mut self, len: u64) -> Result<()> {
         self.file.set_len(len).map_err(|_| Error::FileTruncate)
+    }
+
+    fn replaced(&self) -> bool {
+        // A path that names nothing now (or metadata that cannot be read) is not a
+        // replacement: reads go on from the open file.
+        match (self.file.metadata(), std::fs::metadata(&self.path)) {
+            (Ok(open), Ok(named)) => !same_file(&open, &named),
+            _ => false,
+        }
     }
 }
 

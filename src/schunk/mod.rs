@@ -464,8 +464,10 @@ impl Schunk {
     }
 
     /// Whether another handle changed the frame on disk since this one last read or wrote it:
-    /// it took the frame lock exclusively since, or the frame length in the file's header is
-    /// not the one this handle knows. Always false for super-chunks not on disk.
+    /// it took the frame lock exclusively since, the file at the frame's path is not the one
+    /// this handle opened (renamed over it: c-blosc2 compares inodes), or the frame length in
+    /// the file's header is not the one this handle knows. Always false for super-chunks not
+    /// on disk.
     pub fn is_stale(&self) -> bool {
         if self.storage.urlpath.is_none() {
             return false;
@@ -473,7 +475,7 @@ impl Schunk {
         let Chunks::Frame(f) = &self.chunks else {
             return false;
         };
-        if self.lock.as_ref().is_some_and(|l| l.is_stale()) {
+        if self.lock.as_ref().is_some_and(|l| l.is_stale()) || f.store_replaced() {
             return true;
         }
         // A header that cannot be read now is left to the operation itself to report.
