@@ -126,8 +126,10 @@ impl Io for LockingFileIo {
 #[derive(Debug)]
 pub struct FileStore {
     file: File,
-    /// The path it was opened from (to tell whether the path still names this file).
+    /// The path it was opened from, and the identity of the file it opened (to tell whether
+    /// the path still names this file).
     path: PathBuf,
+    identity: Option<FileIdentity>,
 }
 
 impl FileStore {
@@ -140,24 +142,28 @@ impl FileStore {
             OpenMode::Create => opts.read(true).write(true).create(true).truncate(true),
         };
         let file = opts.open(path).map_err(|_| Error::FileOpen)?;
+        let identity = file.metadata().ok().and_then(|m| identity(&m));
         Ok(FileStore {
             file,
             path: path.to_path_buf(),
+            identity,
         })
     }
 }
 
-/// Whether two metadata describe the same file (same device and inode, as c-blosc2's stdio
-/// backend compares them); always true where there are no inodes.
+/// What tells two files apart: device and inode, as c-blosc2's stdio backend compares them.
+type FileIdentity = (u64, u64);
+
 #[cfg(unix)]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+fn identity(m: &std::fs::Metadata) -> Option<FileIdentity> {
     use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino()) == (b.dev(), b.ino())
+    Some((m.dev(), m.ino()))
 }
 
+/// Without inodes no replacement is seen.
 #[cfg(not(unix))]
-fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
-    true
+fn identity(_: &std::fs::Metadata) -> Option<FileIdentity> {
+    None
 }
 
 #[cfg(unix)]
@@ -214,10 +220,13 @@ impl ByteStore for FileStore {
     fn replaced(&self) -> bool {
         // A path that names nothing now (or metadata that cannot be read) is not a
         // replacement: reads go on from the open file.
-        match (self.file.metadata(), std::fs::metadata(&self.path)) {
-            (Ok(open), Ok(named)) => !same_file(&open, &named),
-            _ => false,
-        }
+        let Some(opened) = self.identity else {
+            return false;
+        };
+        std::fs::metadata(&self.path)
+            .ok()
+            .and_then(|m| identity(&m))
+            .is_some_and(|named| named != opened)
     }
 }
 
