@@ -356,4 +356,29 @@ mod tests {
             Some(Error::FileOpen)
         );
     }
+
+    #[cfg(unix)]
+    #[test]
+    fn file_store_sees_its_path_replaced() {
+        let dir = std::env::temp_dir().join(format!("rblosc2-replaced-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (path, other) = (dir.join("a"), dir.join("b"));
+        std::fs::write(&path, b"old").unwrap();
+        let f = FileIo.open(&path, OpenMode::Read).unwrap();
+        assert!(!f.replaced());
+        std::fs::write(&path, b"new").unwrap();
+        assert!(!f.replaced(), "rewritten in place: the same file");
+        std::fs::write(&other, b"NEW").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert!(f.replaced(), "another file renamed over the path");
+        assert_eq!(
+            read_vec(&*f, 0, 3).unwrap(),
+            b"new",
+            "reads go on from the open file"
+        );
+        std::fs::remove_file(&path).unwrap();
+        assert!(!f.replaced(), "a path naming nothing is not a replacement");
+        assert!(!MemStore::default().replaced());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
