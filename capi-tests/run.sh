@@ -280,6 +280,16 @@ swmr_lock_run() {
   return $rc
 }
 
+# b2nd_swmr: a b2nd writer and reader in two processes with BLOSC_LOCKING never see a torn
+# write. Ours only: c-blosc2 3.3.5's reader does (see the program's header).
+b2nd_swmr_ours() {
+  # shellcheck disable=SC2046
+  $CC $CFLAGS -o "$BUILD/bin/b2nd_swmr" "$HERE/b2nd_swmr.c" $(pkg-config --cflags --libs blosc2) \
+    -Wl,-rpath,"$LIBDIR" &&
+    loads_from "$BUILD/bin/b2nd_swmr" "$LIBDIR" &&
+    timeout 600 "$BUILD/bin/b2nd_swmr" 60
+}
+
 # b2nd_interop: each library opens the arrays (saved, created on disk, appended at an offset)
 # the other wrote; both open the example .b2nd files of tests/data alike. Same two-process
 # scheme as schunk_interop.
@@ -494,6 +504,7 @@ run_test swmr-interop-ours-to-ref swmr_interop_run "$LIBDIR" "${REF:-/nonexisten
 run_test swmr-interop-ref-to-ours swmr_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
 run_test swmr-lock-ours-holds swmr_lock_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-holds
 run_test swmr-lock-ref-holds swmr_lock_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-holds
+run_test b2nd-swmr-ours b2nd_swmr_ours
 run_test b2nd-interop-build build_b2nd_interop
 run_test b2nd-interop-ours-to-ref b2nd_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
 run_test b2nd-interop-ref-to-ours b2nd_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours

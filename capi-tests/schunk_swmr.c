@@ -7,6 +7,8 @@
    result, the sidecar's generation and the frame reopened are printed. Which calls re-sync
    (and which fail first because the index is past what the handle knows) is c-blosc2's
    behaviour, for cframes and sframes, with and without locking.
+   Then the frame file replaced by another of the same length (renamed over it) after the
+   reader opened it, and one call made on the reader.
    Part 2, two processes: a child appends chunks through a locked handle while the parent
    polls blosc2_schunk_refresh and reads every chunk it learns of; and a child's append waits
    while the parent holds blosc2_schunk_lock.
@@ -172,6 +174,50 @@ static int one_process(bool contiguous, bool locking, int op) {
   return 0;
 }
 
+/* The frame file replaced by another of the same length (its two chunks in the other order,
+   renamed over it) after a reader opened it; then one call on the reader. c-blosc2 notices (its
+   stdio backend compares the inode of the open file with the path's) where it re-syncs. */
+static blosc2_schunk *two_chunks(const char *p, bool swapped) {
+  blosc2_schunk *s = create(p, true);
+  int32_t buf[N];
+  for (int k = 0; k < 2 && s != NULL; k++) {
+    fill(buf, swapped ? 1 - k : k);
+    if (blosc2_schunk_append_buffer(s, buf, sizeof buf) != k + 1) return NULL;
+  }
+  return s;
+}
+
+static int replaced(bool locking, int op) {
+  char path[128], other[128];
+  snprintf(path, sizeof path, "%s/replaced.b2frame", dir);
+  snprintf(other, sizeof other, "%s/other.b2frame", dir);
+  sparams.locking = locking;
+  blosc2_schunk *w = two_chunks(path, false);
+  if (w == NULL) return 1;
+  blosc2_schunk *r = blosc2_schunk_open_udio(path, &io);
+  blosc2_schunk *o = two_chunks(other, true);
+  if (r == NULL || o == NULL) return 1;
+  int64_t len = blosc2_schunk_frame_len(w), other_len = blosc2_schunk_frame_len(o);
+  blosc2_schunk_free(o);
+  if (rename(other, path) != 0) return 1;
+  long rc = call(op, r);
+  int32_t out[N];
+  int first = blosc2_schunk_decompress_chunk(r, 0, out, sizeof out) > 0 ? out[0] : -1;
+  printf("replaced locking=%d %-24s rc=%ld then chunk 0 starts %d, same length=%d", locking,
+         op_name[op], rc, first, len == other_len);
+  counters("reader", r);
+  blosc2_schunk_free(r);
+  blosc2_schunk_free(w);
+  blosc2_schunk *z = blosc2_schunk_open_udio(path, &io);
+  if (z == NULL) return 1;
+  first = blosc2_schunk_decompress_chunk(z, 0, out, sizeof out) > 0 ? out[0] : -1;
+  counters("reopened", z);
+  printf(" chunk 0 starts %d\n", first);
+  blosc2_schunk_free(z);
+  blosc2_remove_urlpath(path);
+  return 0;
+}
+
 static void sleep_ms(int ms) {
   struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
   nanosleep(&t, NULL);
@@ -324,6 +370,14 @@ int main(void) {
                  op_name[op]);
           failed++;
         }
+      }
+    }
+  }
+  for (int locking = 0; locking <= 1; locking++) {
+    for (int op = 0; op < NOPS; op++) {
+      if (replaced(locking, op) != 0) {
+        printf("FAILED: replaced locking=%d %s\n", locking, op_name[op]);
+        failed++;
       }
     }
   }

@@ -210,9 +210,12 @@ impl<S: ChunkStore> Array<S> {
                 if v.len() < a.geom.typesize {
                     return Err(Error::InvalidParam);
                 }
+                // As c-blosc2 does (and so with as many changes of a shared frame): zeros
+                // first, then each chunk replaced by the repeated value.
                 let chunk = a.store.special_chunk(Special::Value, nbytes, Some(v))?;
-                for _ in 0..nchunks {
-                    a.store.append_chunk(chunk.clone())?;
+                a.store.fill_special(nchunks, Special::Zero, nbytes)?;
+                for n in 0..nchunks {
+                    a.store.update_chunk(n, chunk.clone())?;
                 }
             }
         }
@@ -360,6 +363,9 @@ impl<S: ChunkStore> Array<S> {
         buffer: &mut [u8],
         buffershape: &[i64],
     ) -> Result<()> {
+        // As c-blosc2: the whole read under the shared lock, so another handle's change
+        // (held exclusively) is seen entirely or not at all.
+        let _held = self.store.hold(false)?;
         self.check_buffer(buffer.len(), buffershape, start, stop)?;
         let ts = self.geom.typesize;
         // Items outside the slice are zeroed; when the slice fills the buffer, every byte is
@@ -545,6 +551,8 @@ impl<S: ChunkStore> Array<S> {
         start: &[i64],
         stop: &[i64],
     ) -> Result<()> {
+        // As c-blosc2: one change for other handles however many chunks it rewrites.
+        let _held = self.store.hold(true)?;
         self.check_buffer(buffer.len(), buffershape, start, stop)?;
         let ts = self.geom.typesize;
         if self.ndim() == 0 {
@@ -674,7 +682,7 @@ impl<S: ChunkStore> Array<S> {
             return Err(Error::InvalidParam);
         }
         let ndim = self.ndim();
-        if new_shape.len() != ndim || new_shape.iter().any(|s| *s < 0) {
+        if new_shape.len() != ndim {
             return Err(Error::InvalidParam);
         }
         if let Some(start) = start {
@@ -686,12 +694,19 @@ impl<S: ChunkStore> Array<S> {
                 if start[d] < 0 || start[d] > old {
                     return Err(Error::InvalidParam);
                 }
-                let not_at_end =
-                    (new > old && start[d] != old) || (new < old && start[d] + old - new != old);
-                if not_at_end && (c == 0 || start[d] % c != 0 || (new - old) % c != 0) {
+                // (A shrink at the end removes the items from `new` on.)
+                let not_at_end = (new > old && start[d] != old) || (new < old && start[d] != new);
+                let change = new.checked_sub(old).ok_or(Error::InvalidParam)?;
+                if not_at_end && (c == 0 || start[d] % c != 0 || change % c != 0) {
                     return Err(Error::InvalidParam);
                 }
             }
+        }
+        // As c-blosc2 (once `start` passed its checks, so a bad shape still counts as a change
+        // for other handles): the chunk and metalayer changes are one change.
+        let _held = self.store.hold(true)?;
+        if new_shape.iter().any(|s| *s < 0) {
+            return Err(Error::InvalidParam);
         }
         // Validate the final geometry before touching any chunk.
         self.geom.with_shape(new_shape)?;
@@ -1100,6 +1115,7 @@ impl<S: ChunkStore> Array<S> {
         buffer: &mut [u8],
         buffershape: &[i64],
     ) -> Result<()> {
+        let _held = self.store.hold(false)?;
         let plan = self.plan_selection(selection, buffer.len(), buffershape)?;
         let ts = self.geom.typesize;
         let mut data = Scratch::chunk_data();

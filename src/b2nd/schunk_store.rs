@@ -8,6 +8,7 @@ use super::meta::DEFAULT_DTYPE;
 use super::store::{compress_with, decompress_defined, ChunkStore};
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
+use crate::frame::lock::LockGuard;
 use crate::schunk::{Schunk, Storage};
 use crate::{Error, Result};
 
@@ -37,6 +38,9 @@ impl ChunkStore for Schunk {
             ..self.storage().clone()
         }
     }
+    fn hold(&self, exclusive: bool) -> Result<LockGuard> {
+        Schunk::hold(self, exclusive)
+    }
     fn nchunks(&self) -> i64 {
         Schunk::nchunks(self)
     }
@@ -52,6 +56,8 @@ impl ChunkStore for Schunk {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
+        // Held through the decompression, as c-blosc2 holds it through its chunk reads.
+        let _held = self.hold(false)?;
         let chunk = self.get_chunk(nchunk)?;
         decompress_defined(self.decompressor(), &chunk, dst, maskout)
     }
@@ -61,6 +67,7 @@ impl ChunkStore for Schunk {
         wanted: &[bool],
         f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<bool> {
+        let _held = self.hold(false)?;
         let chunk = self.get_chunk(nchunk)?;
         self.decompressor().for_each_block(&chunk, wanted, f)
     }
@@ -161,5 +168,69 @@ impl Array<Schunk> {
             metalayers: Vec::new(),
         };
         self.copy::<Schunk>(&params).map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::io::LockingFileIo;
+    use crate::frame::lock::sidecar_path;
+    use std::sync::Arc;
+
+    /// With a locking backend the array's super-chunk takes the frame lock once per change,
+    /// and resize and set_slice_cbuffer once in all, as c-blosc2 does (capi-tests/b2nd_lock.c
+    /// compares every call with the reference).
+    #[test]
+    fn changes_bump_the_generation_as_c_blosc2() {
+        let path = std::env::temp_dir().join(format!("rblosc2-b2nd-lock-{}", std::process::id()));
+        let _ = crate::urlpath::remove_urlpath(&path);
+        let _ = std::fs::remove_file(sidecar_path(&path, false));
+        let generation = || {
+            let b = std::fs::read(sidecar_path(&path, false)).unwrap_or_default();
+            b.get(8..16)
+                .map_or(-1, |g| u64::from_ne_bytes(g.try_into().unwrap()) as i64)
+        };
+        let mut params = Params::<Storage>::new(
+            CParams {
+                typesize: 4,
+                ..Default::default()
+            },
+            &[25, 25],
+            &[10, 10],
+            &[5, 5],
+        );
+        params.options = Storage {
+            contiguous: true,
+            urlpath: Some(path.clone()),
+            io: Arc::new(LockingFileIo),
+            ..Default::default()
+        };
+        // The b2nd metalayer, then all chunks as zeros.
+        let mut a = Array::<Schunk>::zeros(&params).unwrap();
+        assert_eq!(generation(), 2);
+        let data: Vec<u8> = (0..625u32).flat_map(|i| i.to_le_bytes()).collect();
+        a.set_slice_cbuffer(&data, &[25, 25], &[0, 0], &[25, 25])
+            .unwrap();
+        assert_eq!(generation(), 3, "nine chunks rewritten as one change");
+        let mut out = vec![0u8; data.len()];
+        a.to_cbuffer(&mut out).unwrap();
+        assert_eq!(
+            (out == data, generation()),
+            (true, 3),
+            "reads change nothing"
+        );
+        a.resize(&[30, 25], None).unwrap();
+        assert_eq!(
+            generation(),
+            4,
+            "chunks inserted and the metalayer as one change"
+        );
+        a.insert(&data[..10 * 25 * 4], 0, 0).unwrap();
+        assert_eq!(generation(), 6, "a resize and a slice");
+        drop(a);
+        // (The sidecar goes with the frame.)
+        crate::urlpath::remove_urlpath(&path).unwrap();
+        assert_eq!(generation(), -1);
     }
 }

@@ -4,6 +4,7 @@
 use super::scratch::Scratch;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::chunk::{special, CParams, ChunkHeader, Compressor, DParams, Decompressor};
+use crate::frame::lock::LockGuard;
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -84,6 +85,13 @@ pub trait ChunkStore: Sized + Sync {
     fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>>;
     /// Adds vlmetalayer `name` holding `content` (stored compressed).
     fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
+
+    /// Holds the store's cross-process lock until the guard goes (exclusive: for a change),
+    /// so that other handles see several chunk changes as one, and do not change the store
+    /// under a read. Stores no one else shares hold nothing.
+    fn hold(&self, exclusive: bool) -> Result<LockGuard> {
+        LockGuard::acquire(None, exclusive)
+    }
 
     /// A special-value chunk (zeros, NaNs, uninitialised, or `value` repeated) of `nbytes`.
     fn special_chunk(&self, kind: Special, nbytes: usize, value: Option<&[u8]>) -> Result<Vec<u8>> {

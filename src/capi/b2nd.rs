@@ -22,6 +22,7 @@ use crate::capi::schunk::{
     schunk_mut, schunk_ref, storage_from_c, sync_mirror,
 };
 use crate::capi::types::*;
+use crate::frame::lock::LockGuard;
 use crate::schunk::{Schunk, Storage};
 use crate::{Error, Result};
 
@@ -1051,6 +1052,8 @@ pub unsafe extern "C" fn b2nd_to_cframe(
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() || urlpath.is_null() {
             return Err(Error::NullPointer);
@@ -1064,10 +1067,13 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
             with_array(array, |a| {
                 // A view is saved sparse, as c-blosc2 saves it (its own super-chunk is never
                 // contiguous); an array as its super-chunk is.
+                // As c-blosc2's BLOSC2_STORAGE_DEFAULTS: the default backend (which locks
+                // under BLOSC_LOCKING). (NULL is the default storage.)
+                let defaults = storage_from_c(ptr::null())?;
                 let options = Storage {
                     contiguous: !view && a.store().storage().contiguous,
                     urlpath: Some(path.into()),
-                    ..Storage::default()
+                    ..defaults
                 };
                 a.copy::<Schunk>(&copy_params(a, options)).map(drop)
             })
@@ -1189,6 +1195,8 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() || buffer.is_null() {
             return Err(Error::NullPointer);
@@ -1213,6 +1221,8 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() || start.is_null() || stop.is_null() || buffershape.is_null() {
             return Err(Error::NullPointer);
@@ -1275,6 +1285,8 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() {
             return Err(Error::NullPointer);
@@ -1353,6 +1365,8 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         // SAFETY: per the contract (see selection_of); buffersize bytes of buffer, ndim extents.
         unsafe {
@@ -1401,6 +1415,8 @@ pub unsafe extern "C" fn b2nd_get_slice(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(src) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(src) }?;
         if src.is_null() || start.is_null() || stop.is_null() || array.is_null() {
             return Err(Error::NullPointer);
@@ -1430,6 +1446,8 @@ pub unsafe extern "C" fn b2nd_copy(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(src) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(src) }?;
         if src.is_null() || array.is_null() {
             return Err(Error::NullPointer);
@@ -1517,6 +1535,8 @@ unsafe fn view_of(
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
+        let _held = unsafe { hold_shared(array) }?;
+        // SAFETY: as above.
         unsafe { follow_writer(array) }?;
         if array.is_null() || view.is_null() {
             return Err(Error::NullPointer);
@@ -1798,6 +1818,23 @@ unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
     // SAFETY: a live array; with_array rewrites its fields from the refreshed super-chunk.
     unsafe { with_array(array, |_| Ok(())) }?;
     Ok(rc)
+}
+
+/// The shared frame lock of the array's super-chunk (nothing for arrays not on disk or not
+/// locking), taken by the read calls before they follow another handle's changes and held
+/// through the read: the re-sync and the read then see one state of the frame, never part of
+/// a change (c-blosc2 re-syncs before it locks, and its reads can mix two writes).
+///
+/// # Safety
+/// `array` is NULL or a live array of ours.
+unsafe fn hold_shared(array: *const b2nd_array_t) -> Result<LockGuard> {
+    // SAFETY: forwarded contract.
+    let sc = unsafe { array.as_ref() }.map_or(ptr::null_mut(), |c| c.sc);
+    // SAFETY: a live array's super-chunk handle (or NULL).
+    match unsafe { schunk_ref(sc) } {
+        Some(s) => s.hold(false),
+        None => LockGuard::acquire(None, false),
+    }
 }
 
 /// What c-blosc2's data functions do first: an array on disk follows the changes another

@@ -9,7 +9,7 @@ use libc::{c_char, c_int};
 
 use crate::capi::library::{c_str, guard};
 use crate::capi::params::cparams_from_c;
-use crate::capi::schunk::{change_shared_frame, read_shared_frame};
+use crate::capi::schunk::{change_shared_frame, read_shared_frame, schunk_mut, sync_mirror};
 use crate::capi::types::*;
 use crate::schunk::Schunk;
 use crate::{Error, Result};
@@ -91,8 +91,14 @@ pub unsafe extern "C" fn blosc2_meta_update(
     run(|| {
         // SAFETY: as in meta_add.
         let (name, content) = unsafe { (name_arg(name)?, content_arg(content, content_len)?) };
-        // SAFETY: schunk is NULL or live per the API.
-        unsafe { change(schunk, false, |s| s.meta_update(name, content)) }
+        // c-blosc2 rewrites the header without the frame lock: other handles are not told
+        // (the generation counter stays).
+        // SAFETY: schunk is NULL or live per the API, not used concurrently.
+        let s = unsafe { schunk_mut(schunk) }.ok_or(Error::NullPointer)?;
+        let r = s.meta_update(name, content);
+        // SAFETY: as above.
+        unsafe { sync_mirror(schunk) };
+        index(r?)
     })
 }
 

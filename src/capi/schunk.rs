@@ -376,7 +376,6 @@ pub(crate) unsafe fn sync_mirror(p: *mut blosc2_schunk) {
 ///
 /// # Safety
 /// `p` is NULL or points to a valid `blosc2_storage` whose pointers are NULL or valid.
-#[allow(dead_code)] // for the b2nd C layer (b2nd_create_ctx)
 pub(crate) unsafe fn storage_from_c(p: *const blosc2_storage) -> Result<Storage> {
     // SAFETY: forwarded contract.
     unsafe { storage_from_c_for(p, ptr::null_mut()) }.map(|(s, _)| s)
@@ -389,7 +388,17 @@ unsafe fn storage_from_c_for(
 ) -> Result<(Storage, blosc2_io)> {
     // SAFETY: NULL or valid per the contract.
     let Some(c) = (unsafe { p.as_ref() }) else {
-        return Ok((Storage::default(), default_io()));
+        // The default backend still locks frames under BLOSC_LOCKING.
+        let io = default_io();
+        // SAFETY: the default blosc2_io (NULL params).
+        let core_io = unsafe { io_from_c(&io) }?;
+        return Ok((
+            Storage {
+                io: core_io,
+                ..Storage::default()
+            },
+            io,
+        ));
     };
     // SAFETY: each pointer is NULL or valid per the contract.
     let (cp, dp, io) = unsafe { (c.cparams.as_ref(), c.dparams.as_ref(), c.io.as_ref()) };

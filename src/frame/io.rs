@@ -9,7 +9,7 @@
 //! once; writes take `&mut self`.
 
 use std::fs::{File, OpenOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::{Error, Result};
@@ -74,6 +74,12 @@ pub trait ByteStore: Send + Sync {
     /// A hint that the store is about to grow to `len` bytes: in-memory stores make room for
     /// exactly that much at once instead of growing by doubling.
     fn reserve(&mut self, _len: u64) {}
+    /// Whether the path the store was opened from now names another file (one renamed over
+    /// it, or deleted and made again): an open file keeps reading the file it opened, so a
+    /// frame must then be opened again. False for stores that are not files.
+    fn replaced(&self) -> bool {
+        false
+    }
 }
 
 /// Opens byte stores by path (the frame file, or an sframe's index and chunk files).
@@ -139,6 +145,10 @@ impl Io for LockingFileIo {
 #[derive(Debug)]
 pub struct FileStore {
     file: File,
+    /// The path it was opened from, and the identity of the file it opened (to tell whether
+    /// the path still names this file).
+    path: PathBuf,
+    identity: Option<FileIdentity>,
 }
 
 impl FileStore {
@@ -152,8 +162,28 @@ impl FileStore {
             OpenMode::Append => opts.read(true).write(true).create(true),
         };
         let file = opts.open(path).map_err(|_| Error::FileOpen)?;
-        Ok(FileStore { file })
+        let identity = file.metadata().ok().and_then(|m| identity(&m));
+        Ok(FileStore {
+            file,
+            path: path.to_path_buf(),
+            identity,
+        })
     }
+}
+
+/// What tells two files apart: device and inode, as c-blosc2's stdio backend compares them.
+type FileIdentity = (u64, u64);
+
+#[cfg(unix)]
+fn identity(m: &std::fs::Metadata) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+/// Without inodes no replacement is seen.
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> Option<FileIdentity> {
+    None
 }
 
 #[cfg(unix)]
@@ -205,6 +235,18 @@ impl ByteStore for FileStore {
 
     fn truncate(&mut self, len: u64) -> Result<()> {
         self.file.set_len(len).map_err(|_| Error::FileTruncate)
+    }
+
+    fn replaced(&self) -> bool {
+        // A path that names nothing now (or metadata that cannot be read) is not a
+        // replacement: reads go on from the open file.
+        let Some(opened) = self.identity else {
+            return false;
+        };
+        std::fs::metadata(&self.path)
+            .ok()
+            .and_then(|m| identity(&m))
+            .is_some_and(|named| named != opened)
     }
 }
 
@@ -358,5 +400,30 @@ mod tests {
             FileIo.open(&path, OpenMode::Read).err(),
             Some(Error::FileOpen)
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn file_store_sees_its_path_replaced() {
+        let dir = std::env::temp_dir().join(format!("rblosc2-replaced-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (path, other) = (dir.join("a"), dir.join("b"));
+        std::fs::write(&path, b"old").unwrap();
+        let f = FileIo.open(&path, OpenMode::Read).unwrap();
+        assert!(!f.replaced());
+        std::fs::write(&path, b"new").unwrap();
+        assert!(!f.replaced(), "rewritten in place: the same file");
+        std::fs::write(&other, b"NEW").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert!(f.replaced(), "another file renamed over the path");
+        assert_eq!(
+            read_vec(&*f, 0, 3).unwrap(),
+            b"new",
+            "reads go on from the open file"
+        );
+        std::fs::remove_file(&path).unwrap();
+        assert!(!f.replaced(), "a path naming nothing is not a replacement");
+        assert!(!MemStore::default().replaced());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -12,7 +12,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::io::{file_read_at, file_write_all_at};
 use crate::{Error, Result};
@@ -39,8 +39,9 @@ struct State {
     file: Option<File>,
     /// How many acquisitions are outstanding on this handle (0: not locked).
     depth: u32,
-    /// The generation this handle saw last (after its own increment when exclusive).
-    generation: u64,
+    /// The generation this handle saw last (after its own increment when exclusive); `None`
+    /// before its first acquisition, which sees the frame as the handle read or made it.
+    generation: Option<u64>,
     /// Another handle took the lock exclusively since this one last looked.
     stale: bool,
 }
@@ -113,10 +114,10 @@ impl FrameLock {
         } else {
             seen
         };
-        if seen != st.generation {
+        if st.generation.is_some_and(|g| g != seen) {
             st.stale = true;
         }
-        st.generation = now;
+        st.generation = Some(now);
         st.depth = 1;
         Ok(())
     }
@@ -145,6 +146,36 @@ impl FrameLock {
     /// Forgets the staleness (the handle just re-read the frame).
     pub fn clear_stale(&self) {
         self.state().stale = false;
+    }
+}
+
+/// One acquisition of a frame lock (or of none, for frames nobody locks), given back when
+/// dropped or by [`LockGuard::release`], which reports a failed unlock.
+#[must_use = "the lock is given back as soon as the guard is dropped"]
+pub struct LockGuard(Option<Arc<FrameLock>>);
+
+impl LockGuard {
+    /// Takes `lock` (exclusive: for a change), or nests in the acquisition its handle holds;
+    /// `None` holds nothing.
+    pub fn acquire(lock: Option<&Arc<FrameLock>>, exclusive: bool) -> Result<LockGuard> {
+        if let Some(l) = lock {
+            l.acquire(exclusive)?;
+        }
+        Ok(LockGuard(lock.cloned()))
+    }
+
+    /// Gives the acquisition back now.
+    pub fn release(mut self) -> Result<()> {
+        self.0.take().map_or(Ok(()), |l| l.release())
+    }
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        if let Some(l) = self.0.take() {
+            // Reached only on an early return, whose own error is the one to report.
+            let _ = l.release();
+        }
     }
 }
 

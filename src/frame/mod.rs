@@ -148,6 +148,12 @@ impl Frame {
         self.main_store().1
     }
 
+    /// Whether the frame's file (an sframe's index file) was replaced at its path since the
+    /// frame was opened (see `ByteStore::replaced`).
+    pub fn store_replaced(&self) -> bool {
+        self.main_store().0.replaced()
+    }
+
     /// The frame length its header in the store says now (another handle on the same file may
     /// have changed it since this one read it).
     pub fn len_in_store(&self) -> Result<i64> {

@@ -10,7 +10,7 @@ use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLO
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::frame::header::{MAX_METALAYERS, METALAYER_NAME_MAXLEN};
 use crate::frame::io::{ByteStore, FileIo, Io, MemStore, OpenMode, SharedBytes};
-use crate::frame::lock::FrameLock;
+use crate::frame::lock::{FrameLock, LockGuard};
 use crate::frame::offsets::chunk_offset_special;
 use crate::frame::trailer::MAX_VLMETALAYERS;
 use crate::frame::{Backing, ChunkPlace, Frame, FrameHeader, Meta, Opened, SFRAME_INDEX};
@@ -87,7 +87,7 @@ pub struct Schunk {
     vlmetas: Vec<Meta>,
     chunks: Chunks,
     /// The cross-process frame lock, for a frame on disk whose I/O backend asks for it.
-    lock: Option<FrameLock>,
+    lock: Option<Arc<FrameLock>>,
 }
 
 /// The local path of a urlpath: c-blosc2 drops a leading "file:///" (and only that).
@@ -171,12 +171,12 @@ impl Schunk {
 
     /// The frame lock a super-chunk on disk at `urlpath` takes (None when its backend takes
     /// none).
-    fn frame_lock(storage: &Storage, sparse: bool) -> Option<FrameLock> {
+    fn frame_lock(storage: &Storage, sparse: bool) -> Option<Arc<FrameLock>> {
         let path = storage.urlpath.as_ref()?;
         storage
             .io
             .locks_frames()
-            .then(|| FrameLock::new(path, sparse))
+            .then(|| Arc::new(FrameLock::new(path, sparse)))
     }
 
     fn create_frame(&self, backing: Backing) -> Result<Frame> {
@@ -308,7 +308,7 @@ impl Schunk {
         // never sees a change half made.
         let lock = io
             .locks_frames()
-            .then(|| FrameLock::new(urlpath, urlpath.is_dir()));
+            .then(|| Arc::new(FrameLock::new(urlpath, urlpath.is_dir())));
         if let Some(l) = &lock {
             l.acquire(false)?;
         }
@@ -454,10 +454,19 @@ impl Schunk {
 
     // ----- sharing a frame on disk with other handles -----------------------------------
     //
-    // As in c-blosc2 3.3.5: a handle whose backend locks frames takes the frame lock shared
-    // for reads and exclusively for changes (the C layer brackets each call); any handle on a
-    // frame on disk re-reads it (`refresh`) on the calls where c-blosc2 does, when another
-    // handle changed it.
+    // As in c-blosc2 3.3.5: a handle whose backend locks frames takes the frame lock
+    // exclusively for each change (every method below that changes chunks or metalayers,
+    // except `meta_update`, which c-blosc2 does not lock either), so each such call bumps the
+    // generation counter once, and shared for each chunk read; callers bracket several calls
+    // (`hold`, or `lock`/`unlock`) to make them one change or one read. A shared hold must not
+    // enclose a change: nested acquisitions only count, they never upgrade the lock. Any handle on a frame on disk
+    // re-reads it (`refresh`) on the calls where c-blosc2 does, when another handle changed it.
+
+    /// Holds the frame lock (exclusive: for a change) until the guard goes, nesting in an
+    /// acquisition this handle holds; holds nothing without locking.
+    pub fn hold(&self, exclusive: bool) -> Result<LockGuard> {
+        LockGuard::acquire(self.lock.as_ref(), exclusive)
+    }
 
     /// Takes the frame lock exclusively, or nests in the one this handle holds; a no-op
     /// without locking.
@@ -476,8 +485,10 @@ impl Schunk {
     }
 
     /// Whether another handle changed the frame on disk since this one last read or wrote it:
-    /// it took the frame lock exclusively since, or the frame length in the file's header is
-    /// not the one this handle knows. Always false for super-chunks not on disk.
+    /// it took the frame lock exclusively since, the file at the frame's path is not the one
+    /// this handle opened (renamed over it: c-blosc2 compares inodes), or the frame length in
+    /// the file's header is not the one this handle knows. Always false for super-chunks not
+    /// on disk.
     pub fn is_stale(&self) -> bool {
         if self.storage.urlpath.is_none() {
             return false;
@@ -485,7 +496,7 @@ impl Schunk {
         let Chunks::Frame(f) = &self.chunks else {
             return false;
         };
-        if self.lock.as_ref().is_some_and(|l| l.is_stale()) {
+        if self.lock.as_ref().is_some_and(|l| l.is_stale()) || f.store_replaced() {
             return true;
         }
         // A header that cannot be read now is left to the operation itself to report.
@@ -495,6 +506,9 @@ impl Schunk {
     /// Re-reads a stale frame on disk (header, offsets, metalayers, vlmetalayers, counters),
     /// keeping this handle's compression and decompression parameters; true when it did.
     pub fn refresh(&mut self) -> Result<bool> {
+        // The frame is re-read under the shared lock, which also tells this handle the
+        // generation it now knows.
+        let _held = self.hold(false)?;
         if !self.is_stale() {
             return Ok(false);
         }
@@ -533,6 +547,7 @@ impl Schunk {
 
     /// The compressed chunk `nchunk` (borrowed when it is in memory).
     pub fn get_chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
+        let _held = self.hold(false)?;
         let i = self.index(nchunk)?;
         match &self.chunks {
             Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
@@ -543,6 +558,7 @@ impl Schunk {
     /// Like `get_chunk`, but a chunk of a frame on disk comes back lazy (see
     /// `Frame::lazy_chunk`); decompress it with `decompress_lazy`.
     pub fn get_lazychunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
+        let _held = self.hold(false)?;
         let i = self.index(nchunk)?;
         match &self.chunks {
             Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
@@ -576,6 +592,8 @@ impl Schunk {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
+        // Held through the decompression: a lazy chunk reads its blocks then.
+        let _held = self.hold(false)?;
         // With a mask, a chunk on disk is read lazily: masked-out blocks are never read.
         let chunk = if maskout.is_some() {
             self.get_lazychunk(nchunk)?
@@ -612,6 +630,7 @@ impl Schunk {
 
     /// Compresses `src` with the super-chunk's parameters and appends it; returns nchunks.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
+        let _held = self.hold(true)?;
         let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
         let n = self.compressor.compress(src, &mut chunk)?;
         if n == 0 {
@@ -623,16 +642,19 @@ impl Schunk {
 
     /// Appends a copy of `chunk`; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        let _held = self.hold(true)?;
         self.insert_at(self.nchunks(), Cow::Borrowed(chunk))
     }
 
     /// Appends `chunk`, taking ownership (no copy for in-memory lists).
     pub fn append_chunk_owned(&mut self, chunk: Vec<u8>) -> Result<i64> {
+        let _held = self.hold(true)?;
         self.insert_at(self.nchunks(), Cow::Owned(chunk))
     }
 
     /// Inserts `chunk` at position `nchunk`; returns the new number of chunks.
     pub fn insert_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
+        let _held = self.hold(true)?;
         if nchunk < 0 || nchunk > self.nchunks() {
             return Err(Error::InvalidParam);
         }
@@ -731,6 +753,7 @@ impl Schunk {
 
     /// Replaces chunk `nchunk` with `chunk`; returns the number of chunks.
     pub fn update_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
+        let _held = self.hold(true)?;
         let i = self.index(nchunk)?;
         let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
         let chunk = &chunk[..cbytes as usize];
@@ -808,6 +831,7 @@ impl Schunk {
 
     /// Removes chunk `nchunk`; returns the number of chunks left.
     pub fn delete_chunk(&mut self, nchunk: i64) -> Result<i64> {
+        let _held = self.hold(true)?;
         let i = self.index(nchunk)?;
         let old = self.get_chunk(nchunk)?;
         let old_h = ChunkHeader::parse(&old)?;
@@ -852,6 +876,7 @@ impl Schunk {
 
     /// Reorders the chunks: new chunk `i` is old chunk `order[i]`.
     pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+        let _held = self.hold(true)?;
         let n = self.nchunks() as usize;
         if order.len() != n {
             return Err(Error::InvalidParam);
@@ -886,6 +911,7 @@ impl Schunk {
     /// Fills an empty super-chunk with `nitems` items of a special value (zeros, NaNs,
     /// uninitialised) in chunks of `chunksize` bytes; returns the number of chunks.
     pub fn fill_special(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<i64> {
+        let _held = self.hold(true)?;
         if nitems == 0 {
             return Ok(0);
         }
@@ -1001,6 +1027,7 @@ impl Schunk {
 
     /// Writes items `start..stop` from `src`, recompressing the chunks touched.
     pub fn set_slice_buffer(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        let _held = self.hold(true)?;
         let (bstart, bstop, cs) = self.check_slice(start, stop)?;
         if (src.len() as i64) < bstop - bstart {
             return Err(Error::InvalidParam);
@@ -1036,6 +1063,7 @@ impl Schunk {
 
     /// Adds a metalayer (only before any data, when there is a frame); returns its index.
     pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        let _held = self.hold(true)?;
         if self.meta_exists(name).is_ok() {
             return Err(Error::InvalidParam);
         }
@@ -1143,6 +1171,7 @@ impl Schunk {
         content: &[u8],
         cparams: Option<&CParams>,
     ) -> Result<usize> {
+        let _held = self.hold(true)?;
         if self.vlmeta_exists(name).is_ok() {
             return Err(Error::InvalidParam);
         }
@@ -1168,6 +1197,7 @@ impl Schunk {
         content: &[u8],
         cparams: Option<&CParams>,
     ) -> Result<usize> {
+        let _held = self.hold(true)?;
         let i = self.vlmeta_exists(name)?;
         self.vlmetas[i].content = Schunk::compress_vlmeta(content, cparams)?;
         self.flush_frame()?;
@@ -1192,6 +1222,7 @@ impl Schunk {
 
     /// Removes vlmetalayer `name`; returns the number left.
     pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        let _held = self.hold(true)?;
         let i = self.vlmeta_exists(name)?;
         self.vlmetas.remove(i);
         self.flush_frame()?;
@@ -1748,11 +1779,14 @@ mod shared_frame_tests {
             assert_eq!(reader.dparams().nthreads, 3);
             assert_eq!(reader.decompress_chunk_vec(1).unwrap(), block);
             if locking {
-                // The core takes the lock only when asked (the C layer brackets each call).
+                // Each change the writer made took the lock exclusively once (two appends
+                // and a vlmetalayer), and so does an explicit bracket.
+                writer.lock().unwrap();
                 writer.lock().unwrap();
                 writer.unlock().unwrap();
+                writer.unlock().unwrap();
                 let sidecar = std::fs::read(sidecar_path(&path, !contiguous)).unwrap();
-                assert_eq!(sidecar[8..16], 1u64.to_ne_bytes());
+                assert_eq!(sidecar[8..16], 4u64.to_ne_bytes());
                 assert!(
                     !reader.is_stale(),
                     "the generation is only looked at under the lock"
