@@ -123,6 +123,8 @@ int main(void) {
         use("other-schunk", wrong, lazy, lbytes, n, 0, 0);
         use("in-memory-schunk", memory, lazy, lbytes, n, 0, 1);
         use("in-memory-cframe-schunk", memory_cframe, lazy, lbytes, n, 0, 1);
+        use("in-memory-own-dctx", in_memory->dctx, lazy, lbytes, n, 0, 1);
+        use("in-memory-cframe-own-dctx", in_memory_cframe->dctx, lazy, lbytes, n, 0, 1);
         if (needs_free) free(lazy);
         uint8_t *whole = NULL;
         int wbytes = blosc2_schunk_get_chunk(s, n, &whole, &needs_free);
