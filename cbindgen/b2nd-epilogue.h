@@ -1,7 +1,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Add the new axes marked true in axis (final_dims entries) to array, as a view in *view. */
+/* Add the new axes marked true in axis (final_dims entries; its false entries take array's
+ * dimensions in order, exactly ndim of them, else BLOSC2_ERROR_INVALID_PARAM) to array, as a
+ * view in *view: it shares array's chunks as the views of b2nd_squeeze_index do. */
 BLOSC_EXPORT int b2nd_expand_dims(const b2nd_array_t *array, b2nd_array_t **view, const bool *axis,
                                   const uint8_t final_dims);
 #ifdef __cplusplus

@@ -239,11 +239,25 @@ int b2nd_concatenate(struct b2nd_context_s *ctx,
                      bool copy,
                      struct b2nd_array_t **array);
 
+/**
+ * A view of `array` without the dimensions `index` marks (ndim entries; each marked dimension
+ * must have extent 1, else BLOSC2_ERROR_INVALID_INDEX). The view shares `array`'s chunks:
+ * writes through either show in both, and the two are freed with b2nd_free in either order.
+ * Its `sc` is a super-chunk of its own in memory (`view` set, a b2nd metalayer of the view's
+ * shape) that holds no chunks. A view cannot change its shape (BLOSC2_ERROR_INVALID_PARAM);
+ * it follows its base's. When a dropped dimension has a chunk or block extent above 1 (its
+ * chunks hold padding along it), the result is an in-memory copy instead: c-blosc2 3.3.5
+ * returns a view that cannot read its items. For threads, a view and its base are one array:
+ * calls on them must not overlap (as in c-blosc2, where they share one chunk list).
+ */
 BLOSC_EXPORT
 int b2nd_squeeze_index(struct b2nd_array_t *array,
                        struct b2nd_array_t **view,
                        const bool *index);
 
+/**
+ * b2nd_squeeze_index with every dimension of extent 1 marked.
+ */
 BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
 
 BLOSC_EXPORT
@@ -276,7 +290,9 @@ int b2nd_delete(struct b2nd_array_t *array,
  * fields follow the new shape; a changed ndim, chunk shape or block shape is
  * BLOSC2_ERROR_DATA. As in c-blosc2, the data functions (slices, selections, copies, shape
  * changes, save) do this first by themselves; calling it is for seeing another handle's shape
- * change without touching data.
+ * change without touching data. For a view (b2nd_squeeze, b2nd_expand_dims), its base's
+ * super-chunk is refreshed and the view's fields follow its base's shape (1 when the view's
+ * shape changed); a dimension the view dropped that grew past 1 is BLOSC2_ERROR_INVALID_PARAM.
  */
 BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
 
@@ -287,7 +303,9 @@ BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Add the new axes marked true in axis (final_dims entries) to array, as a view in *view. */
+/* Add the new axes marked true in axis (final_dims entries; its false entries take array's
+ * dimensions in order, exactly ndim of them, else BLOSC2_ERROR_INVALID_PARAM) to array, as a
+ * view in *view: it shares array's chunks as the views of b2nd_squeeze_index do. */
 BLOSC_EXPORT int b2nd_expand_dims(const b2nd_array_t *array, b2nd_array_t **view, const bool *axis,
                                   const uint8_t final_dims);
 #ifdef __cplusplus

@@ -534,3 +534,180 @@ fn slices_with_threads() {
         }
     }
 }
+
+/// Views (`DimMap` + `Array::view_of`): squeezed and expanded views of random arrays with
+/// dimensions of extent 1 read the base's items, writes through a view land in the base (and
+/// keep its chunks' padding zero), views of views compose, a view follows its base's resizes
+/// along the dimensions it keeps and fails once a dimension it dropped grows, and cannot
+/// change its own shape. Dropping a dimension of extent 1 whose chunk or block extent is above
+/// 1 is no view (the chunks would differ): the copy then has the same items.
+#[test]
+fn views_share_the_base_chunks() {
+    use blosc2::b2nd::DimMap;
+    use blosc2::Error;
+    let mut rng = Rng(0x71e3_5eed_0b5e_55ed);
+    // Shared views, copies instead, earlier views re-applied, grown-along views, unfit views.
+    let mut stats = [0usize; 5];
+    for case_no in 0..1500 {
+        let mut c = random_case(&mut rng);
+        // Dimensions of extent 1: most with unit chunks and blocks (shareable), some not.
+        for _ in 0..rng.range(0, 3) {
+            if c.shape.len() >= 7 {
+                break;
+            }
+            let at = rng.range(0, c.shape.len() as i64) as usize;
+            let (chunk, block) = match rng.range(0, 5) {
+                0 => (2, rng.range(1, 2) as i32),
+                _ => (1, 1),
+            };
+            c.shape.insert(at, 1);
+            c.chunkshape.insert(at, chunk);
+            c.blockshape.insert(at, block);
+        }
+        let ts = c.cparams.typesize as usize;
+        let nd = c.shape.len();
+        let mut m = Model::random(&mut rng, &c.shape, ts);
+        let mut a = Array::<MemStore>::from_cbuffer(&params(&c), &m.data).unwrap();
+        // A map kept across operations: a view made earlier, applied again later.
+        let mut kept: Option<DimMap> = None;
+        for step in 0..5 {
+            let ctx = format!("case {case_no} step {step} shape {:?}", m.shape);
+            let base_map = DimMap::identity(a.ndim());
+            let map = match rng.range(0, 3) {
+                0 | 1 => {
+                    let index: Vec<bool> = a
+                        .shape()
+                        .iter()
+                        .map(|s| *s == 1 && (rng.range(0, 3) > 0))
+                        .collect();
+                    match base_map.squeeze(a.geometry(), &index).unwrap() {
+                        Some(map) => map,
+                        None => {
+                            // Not shareable: a dropped dimension has padding in its chunks.
+                            assert!((0..a.ndim())
+                                .any(|d| index[d]
+                                    && (a.chunkshape()[d] > 1 || a.blockshape()[d] > 1)));
+                            let copy = a.squeeze_index(&index).unwrap();
+                            assert_eq!(copy.to_vec().unwrap(), m.data, "{ctx}");
+                            stats[1] += 1;
+                            continue;
+                        }
+                    }
+                }
+                _ => {
+                    if a.ndim() >= 8 {
+                        continue;
+                    }
+                    let mut axis = vec![false; a.ndim()];
+                    for _ in 0..rng.range(1, 2) {
+                        axis.insert(rng.range(0, axis.len() as i64) as usize, true);
+                    }
+                    base_map.expand(&axis).unwrap()
+                }
+            };
+            // Sometimes a view of a view: expand a squeezed view again.
+            let map = if rng.bool() && map.ndim() < 8 {
+                let mut axis = vec![false; map.ndim()];
+                axis.insert(rng.range(0, map.ndim() as i64) as usize, true);
+                map.expand(&axis).unwrap()
+            } else {
+                map
+            };
+            let mut v = Array::view_of(a.into_store(), &map).unwrap();
+            assert!(v.is_view() || map.is_identity());
+            stats[0] += usize::from(v.is_view());
+            let vshape = v.shape().to_vec();
+            assert_eq!(
+                vshape.iter().product::<i64>(),
+                m.shape.iter().product::<i64>()
+            );
+            assert_eq!(
+                vshape.iter().filter(|s| **s != 1).collect::<Vec<_>>(),
+                m.shape.iter().filter(|s| **s != 1).collect::<Vec<_>>(),
+                "{ctx}"
+            );
+            let mut vm = Model {
+                shape: vshape.clone(),
+                ts,
+                data: m.data.clone(),
+            };
+            assert_eq!(v.to_vec().unwrap(), vm.data, "{ctx}");
+            // Read and write a random slice through the view.
+            let (start, stop) = random_slice(&mut rng, &vshape);
+            let want = vm.slice(&start, &stop);
+            let mut got = vec![0u8; want.data.len()];
+            v.get_slice_cbuffer(&start, &stop, &mut got, &want.shape)
+                .unwrap();
+            assert_eq!(got, want.data, "{ctx}");
+            let patch = Model::random(&mut rng, &want.shape, ts);
+            v.set_slice_cbuffer(&patch.data, &patch.shape, &start, &stop)
+                .unwrap();
+            let _ = for_each_index(&patch.shape, |idx| {
+                let at: Vec<i64> = idx.iter().zip(&start).map(|(i, s)| i + s).collect();
+                vm.set_item(&at, patch.item(idx));
+                Ok(())
+            });
+            assert_eq!(v.to_vec().unwrap(), vm.data, "{ctx}");
+            if v.is_view() {
+                let mut grown = vshape.clone();
+                if let Some(s) = grown.first_mut() {
+                    *s += 1;
+                    assert_eq!(v.resize(&grown, None).err(), Some(Error::InvalidParam));
+                }
+            }
+            // Back to the base: the view's writes are there.
+            a = Array::from_store(v.into_store()).unwrap();
+            m.data = vm.data;
+            check_chunks(&a, &m);
+            if kept.is_none() && !map.is_identity() {
+                kept = Some(map);
+            }
+            // The base changes along a dimension of extent other than 1, or writes: a view
+            // made earlier sees it.
+            if rng.bool() {
+                let dims: Vec<usize> = (0..nd).filter(|d| m.shape[*d] != 1).collect();
+                if let Some(&d) = dims.get(rng.range(0, dims.len().max(1) as i64 - 1) as usize) {
+                    let mut new = m.shape.clone();
+                    new[d] = (new[d] + rng.range(-2, 3)).max(0);
+                    if new[d] == 1 {
+                        new[d] = 2;
+                    }
+                    a.resize(&new, None).unwrap();
+                    let old = m.clone();
+                    m = Model::build(&new, ts, |idx| {
+                        (0..nd)
+                            .all(|d| idx[d] < old.shape[d])
+                            .then(|| old.item(idx).to_vec())
+                    });
+                }
+            }
+            if let Some(km) = &kept {
+                let v = Array::view_of(a.into_store(), km).unwrap();
+                assert_eq!(v.to_vec().unwrap(), m.data, "{ctx} (earlier view)");
+                stats[2] += 1;
+                a = Array::from_store(v.into_store()).unwrap();
+            }
+        }
+        // A dimension a view dropped grows: the view no longer fits its base.
+        if let Some(km) = &kept {
+            if let Some(d) =
+                (0..nd).find(|d| m.shape[*d] == 1 && c.chunkshape[*d] == 1 && km.ndim() < nd)
+            {
+                let mut new = m.shape.clone();
+                new[d] = 3;
+                a.resize(&new, None).unwrap();
+                let fits = Array::view_of(a.into_store(), km);
+                if km.dims().contains(&Some(d)) {
+                    // Kept: the view grows with its base.
+                    assert_eq!(fits.unwrap().to_vec().unwrap().len(), m.data.len() * 3);
+                    stats[3] += 1;
+                } else {
+                    assert_eq!(fits.err(), Some(Error::InvalidParam), "case {case_no}");
+                    stats[4] += 1;
+                }
+            }
+        }
+    }
+    eprintln!("views: {stats:?}");
+    assert!(stats.iter().all(|n| *n > 20), "{stats:?}");
+}

@@ -242,6 +242,20 @@ fn frames_round_trip_through_file_buffer_and_offset() {
     }
     assert!(Schunk::open(&file).is_err());
     std::fs::remove_file(&file).unwrap();
+
+    // As c-blosc2 ("ab"): appending to a missing file creates it, the frame at offset 0; a second
+    // append lands after the first; a missing directory is a FileOpen error.
+    assert_eq!(back.append_file(&file).unwrap(), 0);
+    assert_eq!(back.append_file(&file).unwrap(), buf.len() as i64);
+    let second = Schunk::open_offset(&file, buf.len() as i64).unwrap();
+    assert_eq!(
+        second.decompress_chunk_vec(2).unwrap(),
+        sc.decompress_chunk_vec(2).unwrap()
+    );
+    assert_eq!(Schunk::open(&file).unwrap().nchunks(), 3);
+    let no_dir = scratch("missing-dir").join("x.b2frame");
+    assert_eq!(back.append_file(&no_dir), Err(Error::FileOpen));
+    std::fs::remove_file(&file).unwrap();
 }
 
 #[test]

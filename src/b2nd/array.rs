@@ -69,6 +69,9 @@ pub struct Array<S: ChunkStore> {
     geom: Geometry,
     dtype: Option<String>,
     dtype_format: i8,
+    /// A view (`view::DimMap`): `geom` is not what the store's metalayer describes, so the
+    /// shape cannot change through this array.
+    view: bool,
 }
 
 /// Fewest blocks of a chunk a slice needs for their decompression to be shared among the
@@ -145,7 +148,23 @@ impl<S: ChunkStore> Array<S> {
             geom,
             dtype: m.dtype,
             dtype_format: m.dtype_format,
+            view: false,
         })
+    }
+
+    /// This array's store under the geometry of a view of it (see `view::DimMap::apply`,
+    /// which guarantees the chunks' layout is the same).
+    pub(super) fn with_view_geometry(self, geom: Geometry) -> Self {
+        Array {
+            geom,
+            view: true,
+            ..self
+        }
+    }
+
+    /// Whether this array is a view of another's chunks (see [`Array::view_of`]).
+    pub fn is_view(&self) -> bool {
+        self.view
     }
 
     /// An array whose store has the b2nd metalayer and no chunks yet.
@@ -177,6 +196,7 @@ impl<S: ChunkStore> Array<S> {
             geom,
             dtype: Some(params.dtype.clone()),
             dtype_format: params.dtype_format,
+            view: false,
         })
     }
 
@@ -567,6 +587,11 @@ impl<S: ChunkStore> Array<S> {
     /// dimension; with it, at `start` (which must then be a multiple of the chunk shape, as
     /// must the change, unless it is at the end). New items are zero.
     pub fn resize(&mut self, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
+        // The store's metalayer describes the base; c-blosc2's views corrupt their base's
+        // chunk list when resized.
+        if self.view {
+            return Err(Error::InvalidParam);
+        }
         let ndim = self.ndim();
         if new_shape.len() != ndim || new_shape.iter().any(|s| *s < 0) {
             return Err(Error::InvalidParam);
@@ -915,7 +940,7 @@ impl<S: ChunkStore> Array<S> {
         self.relabel(&keep, &removed, &map)
     }
 
-    fn check_only_b2nd_meta(&self) -> Result<()> {
+    pub(crate) fn check_only_b2nd_meta(&self) -> Result<()> {
         if self.store.meta_names().iter().any(|n| n != META_NAME) {
             return Err(Error::InvalidParam);
         }

@@ -45,9 +45,11 @@ mod scratch;
 pub mod shape;
 pub mod slice;
 pub mod store;
+pub mod view;
 
 pub use array::{Array, Params};
 pub use store::{ChunkStore, MemStore};
+pub use view::DimMap;
 
 /// Maximum number of dimensions of a b2nd array (`B2ND_MAX_DIM`).
 pub const MAX_DIM: usize = 16;

@@ -9,11 +9,12 @@
 use std::ffi::CString;
 use std::panic::AssertUnwindSafe;
 use std::ptr;
+use std::sync::Arc;
 
 use libc::{c_char, c_int, c_void};
 
 use crate::b2nd::array::{read_meta, store_layout};
-use crate::b2nd::{meta, slice, Array, Params, MAX_DIM};
+use crate::b2nd::{meta, slice, Array, DimMap, Params, MAX_DIM};
 use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
@@ -493,10 +494,42 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
 /// What C holds as a `b2nd_array_t *`: the public struct first (so both addresses agree), then
 /// an empty super-chunk that is swapped into `sc`'s handle while the core works on the array's
 /// own super-chunk (the core's `Array` owns its store; the C layer keeps it in `sc`).
+///
+/// Views (`b2nd_squeeze`, `b2nd_squeeze_index`, `b2nd_expand_dims`) share their base's
+/// super-chunk: a view's handle holds a clone of the base's `owner` and the `map` of its
+/// dimensions onto the base's, so reads and writes through either reach the same chunks. As in
+/// c-blosc2, a view's `sc` is a super-chunk of its own (in memory, `view` set, a b2nd metalayer
+/// of the view's shape, the chunk counts of the base) that holds no chunks. The base's
+/// super-chunk is freed with the last array that shares it, whatever the order of the
+/// `b2nd_free` calls.
 #[repr(C)]
 struct ArrayHandle {
     c: b2nd_array_t,
     spare: Option<Schunk>,
+    /// The super-chunk holding the chunks (`c.sc` of the base), shared by the array and its
+    /// views (`None` only while the handle is built).
+    owner: Option<Arc<SharedSchunk>>,
+    /// For a view: its dimensions as dimensions of the array in `owner`.
+    map: Option<DimMap>,
+    /// For a view: its own `c.sc`, freed with it.
+    description: Option<SharedSchunk>,
+}
+
+/// A super-chunk handle of the schunk C layer that several arrays share. Atomically counted:
+/// C may free a base and its view from different threads.
+struct SharedSchunk(*mut blosc2_schunk);
+
+// SAFETY: the pointer is never dereferenced through a shared reference; the only use is the
+// single free in `drop`, which the last owner runs, on whichever thread that is.
+unsafe impl Send for SharedSchunk {}
+// SAFETY: as above.
+unsafe impl Sync for SharedSchunk {}
+
+impl Drop for SharedSchunk {
+    fn drop(&mut self) {
+        // SAFETY: the last array sharing this live handle is gone; nothing else frees it.
+        unsafe { blosc2_schunk_free(self.0) };
+    }
 }
 
 /// An empty in-memory super-chunk (what stands in `sc`'s handle during a call).
@@ -580,21 +613,50 @@ unsafe fn with_array<R>(
     // SAFETY: forwarded contract.
     let h = unsafe { array_handle(p) }?;
     let sc = h.c.sc;
-    // SAFETY: sc is NULL or the array's live super-chunk handle.
-    let slot = unsafe { schunk_mut(sc) }.ok_or(Error::NullPointer)?;
-    // Checked first: a failing from_store would take the super-chunk down with it.
-    store_layout(&*slot)?;
+    // A view's chunks are in its base's super-chunk.
+    let data_sc = match (&h.map, &h.owner) {
+        (Some(_), Some(owner)) => owner.0,
+        _ => sc,
+    };
+    // SAFETY: data_sc is NULL or the array's live super-chunk handle.
+    let slot = unsafe { schunk_mut(data_sc) }.ok_or(Error::NullPointer)?;
+    // Checked first: a failing from_store (or view_of) would take the super-chunk down with it.
+    let (_, base) = store_layout(&*slot)?;
+    if let Some(map) = &h.map {
+        map.apply(&base)?;
+    }
     let spare = match h.spare.take() {
         Some(s) => s,
         None => placeholder()?,
     };
     let store = std::mem::replace(slot, spare);
-    let mut a = Array::from_store(store)?;
+    let mut a = match &h.map {
+        Some(map) => Array::view_of(store, map)?,
+        None => Array::from_store(store)?,
+    };
     let r = f(&mut a);
-    let filled = fill_fields(&mut h.c, &a);
+    let mut filled = fill_fields(&mut h.c, &a);
+    if data_sc != sc {
+        // SAFETY: sc is NULL or the view's own live super-chunk handle (not data_sc's).
+        if let Some(desc) = unsafe { schunk_mut(sc) } {
+            filled = filled.and(a.describe_into(desc));
+        }
+    }
     h.spare = Some(std::mem::replace(slot, a.into_store()));
     // SAFETY: as above; the slot reference is not used after this point.
-    unsafe { sync_mirror(sc) };
+    unsafe { sync_mirror(data_sc) };
+    if data_sc != sc && !sc.is_null() {
+        // SAFETY: both live handles; the view's mirror shows its base's chunk counts, as the
+        // view's super-chunk does in c-blosc2 (it points at the base's chunks).
+        unsafe {
+            sync_mirror(sc);
+            (*sc).view = true;
+            (*sc).nchunks = (*data_sc).nchunks;
+            (*sc).chunksize = (*data_sc).chunksize;
+            (*sc).nbytes = (*data_sc).nbytes;
+            (*sc).cbytes = (*data_sc).cbytes;
+        }
+    }
     if !sc.is_null() {
         // SAFETY: live handle.
         h.c.last_tick = unsafe { (*sc).change_tick };
@@ -608,24 +670,70 @@ unsafe fn with_array<R>(
 /// # Safety
 /// `sc` is a live super-chunk handle; the new array owns it.
 unsafe fn handle_for_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t> {
+    // SAFETY: forwarded contract.
+    let p = unsafe { new_handle(sc, None) }?;
+    // SAFETY: p is the live handle just made; from now on it owns sc.
+    unsafe { array_handle(p) }?.owner = Some(Arc::new(SharedSchunk(sc)));
+    Ok(p)
+}
+
+/// A new C array around `sc`: the array the super-chunk holds, or with `view`, a view of it
+/// sharing `sc` through `owner`. On failure `sc` is left as it was.
+///
+/// # Safety
+/// `sc` is a live super-chunk handle.
+unsafe fn new_handle(
+    sc: *mut blosc2_schunk,
+    view: Option<(Arc<SharedSchunk>, DimMap)>,
+) -> Result<*mut b2nd_array_t> {
     // SAFETY: every field of b2nd_array_t is an integer or a raw pointer: all-zero is valid.
     let c: b2nd_array_t = unsafe { std::mem::zeroed() };
+    let (owner, map) = match view {
+        Some((owner, map)) => (Some(owner), Some(map)),
+        None => (None, None),
+    };
+    let is_view = map.is_some();
     let mut h = Box::new(ArrayHandle {
         c,
         spare: Some(placeholder()?),
+        owner,
+        map,
+        description: None,
     });
-    h.c.sc = sc;
+    // A view gets its own super-chunk below, once its shape is known.
+    h.c.sc = if is_view { ptr::null_mut() } else { sc };
     h.c.chunk_cache = chunk_cache_s {
         data: ptr::null_mut(),
         nchunk: -1,
     };
     let p: *mut b2nd_array_t = &mut h.c;
     let raw = Box::into_raw(h);
-    // SAFETY: p points into the live box `raw`.
-    match unsafe { with_array(p, |_| Ok(())) } {
+    // SAFETY: p points into the live box `raw`; the view's own super-chunk goes into it as
+    // soon as it exists, so that the error path frees it.
+    let made = unsafe {
+        with_array(p, |a| match is_view {
+            true => a.view_description().map(Some),
+            false => Ok(None),
+        })
+        .and_then(|desc| match desc {
+            Some(desc) => {
+                let own = schunk_into_c(desc);
+                if own.is_null() {
+                    return Err(Error::Failure);
+                }
+                (*raw).description = Some(SharedSchunk(own));
+                (*raw).c.sc = own;
+                // Again, now that the view's super-chunk is there to follow the base.
+                with_array(p, |_| Ok(()))
+            }
+            None => Ok(()),
+        })
+    };
+    match made {
         Ok(()) => Ok(raw.cast()),
         Err(e) => {
-            // SAFETY: raw came from Box::into_raw above; sc stays the caller's.
+            // SAFETY: raw came from Box::into_raw above; sc stays the caller's (or, for a
+            // view, its base's: dropping the owner clone leaves the base's reference).
             let h = unsafe { Box::from_raw(raw) };
             // SAFETY: the dtype is ours.
             unsafe { libc::free(h.c.dtype.cast()) };
@@ -660,6 +768,41 @@ unsafe fn put(out: *mut *mut b2nd_array_t, a: Array<Schunk>) -> Result<c_int> {
     // SAFETY: non-NULL and writable per the contract.
     unsafe { *out = p };
     Ok(0)
+}
+
+/// Whether `p` is a view (see [`ArrayHandle`]).
+///
+/// # Safety
+/// `p` is NULL or a live array of ours.
+unsafe fn is_view(p: *const b2nd_array_t) -> bool {
+    // SAFETY: forwarded contract; the reference ends here.
+    unsafe { array_handle(p) }.is_ok_and(|h| h.map.is_some())
+}
+
+/// The parameters of a copy of `a` with its own chunk and block shapes, in `options`.
+fn copy_params(a: &Array<Schunk>, options: Storage) -> Params<Storage> {
+    let src = a.store();
+    Params {
+        cparams: src.cparams().clone(),
+        dparams: src.dparams().clone(),
+        options,
+        shape: a.shape().to_vec(),
+        chunkshape: a.chunkshape(),
+        blockshape: a.blockshape(),
+        dtype: a.dtype().unwrap_or(meta::DEFAULT_DTYPE).to_string(),
+        dtype_format: a.dtype_format(),
+        metalayers: Vec::new(),
+    }
+}
+
+/// A view as a super-chunk of its own in a contiguous frame in memory (its chunks copied as
+/// they are, its own b2nd metalayer): what c-blosc2 serialises for a view.
+fn view_frame(a: &Array<Schunk>) -> Result<Schunk> {
+    let options = Storage {
+        contiguous: true,
+        ..Storage::default()
+    };
+    Ok(a.copy::<Schunk>(&copy_params(a, options))?.into_store())
 }
 
 /// The core parameters of a context.
@@ -858,11 +1001,10 @@ pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
         }
         // SAFETY: a live array of ours, not used after this call (per the API).
         let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
-        // SAFETY: the array owns its super-chunk handle and its malloc'd dtype.
-        unsafe {
-            blosc2_schunk_free(h.c.sc);
-            libc::free(h.c.dtype.cast());
-        }
+        // SAFETY: the array owns its malloc'd dtype.
+        unsafe { libc::free(h.c.dtype.cast()) };
+        // The super-chunk goes with the last array sharing it (the owner's drop).
+        drop(h);
         Ok(0)
     })
 }
@@ -877,6 +1019,21 @@ pub unsafe extern "C" fn b2nd_to_cframe(
     run(|| {
         if array.is_null() || cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
+        }
+        // SAFETY: live array and writable out-parameters, per the contract.
+        if unsafe { is_view(array) } {
+            // The super-chunk is the base's: serialise the view's own.
+            // SAFETY: a live array per the contract.
+            let bytes =
+                unsafe { with_array(array, |a| Ok(view_frame(a)?.to_buffer()?.into_owned())) }?;
+            let len = i64::try_from(bytes.len()).map_err(|_| Error::Failure)?;
+            // SAFETY: writable out-parameters, per the contract.
+            unsafe {
+                *cframe = malloc_copy(&bytes)?;
+                *cframe_len = len;
+                *needs_free = true;
+            }
+            return Ok(0);
         }
         // SAFETY: live array and writable out-parameters, per the contract.
         unsafe {
@@ -901,26 +1058,18 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
         // SAFETY: a NUL-terminated path per the contract.
         let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
         // SAFETY: a live array per the contract.
+        let view = unsafe { is_view(array) };
+        // SAFETY: a live array per the contract.
         unsafe {
             with_array(array, |a| {
-                let src = a.store();
+                // A view is saved sparse, as c-blosc2 saves it (its own super-chunk is never
+                // contiguous); an array as its super-chunk is.
                 let options = Storage {
-                    contiguous: src.storage().contiguous,
+                    contiguous: !view && a.store().storage().contiguous,
                     urlpath: Some(path.into()),
                     ..Storage::default()
                 };
-                let params = Params {
-                    cparams: src.cparams().clone(),
-                    dparams: src.dparams().clone(),
-                    options,
-                    shape: a.shape().to_vec(),
-                    chunkshape: a.chunkshape(),
-                    blockshape: a.blockshape(),
-                    dtype: a.dtype().unwrap_or(meta::DEFAULT_DTYPE).to_string(),
-                    dtype_format: a.dtype_format(),
-                    metalayers: Vec::new(),
-                };
-                a.copy::<Schunk>(&params).map(drop)
+                a.copy::<Schunk>(&copy_params(a, options)).map(drop)
             })
         }?;
         Ok(0)
@@ -936,6 +1085,23 @@ pub unsafe extern "C" fn b2nd_save_append(
         return Error::NullPointer.code() as i64;
     }
     // SAFETY: a live array per the contract.
+    if unsafe { is_view(array) } {
+        let append = || -> Result<i64> {
+            // SAFETY: NULL or a NUL-terminated path per the contract.
+            let path = unsafe { c_str(urlpath) }.ok_or(Error::NullPointer)?;
+            // SAFETY: a live array per the contract.
+            unsafe {
+                with_array(array, |a| {
+                    view_frame(a)?.append_file(&crate::schunk::local_path(path.as_ref()))
+                })
+            }
+        };
+        return guard(
+            Error::Failure.code() as i64,
+            AssertUnwindSafe(|| append().unwrap_or_else(|e| e.code() as i64)),
+        );
+    }
+    // SAFETY: a live array per the contract.
     unsafe { blosc2_schunk_append_file((*array).sc, urlpath) }
 }
 
@@ -944,6 +1110,12 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
     run(|| {
         // SAFETY: a live array per the contract.
         let sc = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?.sc;
+        // SAFETY: a live array per the contract.
+        if unsafe { is_view(array) } {
+            // A view's own super-chunk describes it once its shape follows its base's.
+            // SAFETY: a live array.
+            unsafe { with_array(array, |_| Ok(())) }?;
+        }
         // SAFETY: its live super-chunk handle.
         let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
         let smeta = Schunk::meta_get(sc, "b2nd")
@@ -1330,14 +1502,18 @@ pub unsafe extern "C" fn b2nd_concatenate(
     })
 }
 
-/// Shared body of squeeze / squeeze_index / expand_dims: a new in-memory array made by `f`.
+/// Shared body of squeeze / squeeze_index / expand_dims: `derive` gives the view's map from
+/// the array's own (identity for a base) and geometry; the view shares the array's super-chunk.
+/// When `derive` gives `None` (the chunks' layout would differ), `copy` makes an in-memory
+/// copy instead: c-blosc2's view then cannot read its data.
 ///
 /// # Safety
 /// `array` is NULL or live; `view` is NULL or writable.
 unsafe fn view_of(
     array: *const b2nd_array_t,
     view: *mut *mut b2nd_array_t,
-    f: impl FnOnce(&Array<Schunk>) -> Result<Array<Schunk>>,
+    derive: impl FnOnce(&DimMap, &crate::b2nd::shape::Geometry) -> Result<Option<DimMap>>,
+    copy: impl FnOnce(&Array<Schunk>) -> Result<Array<Schunk>>,
 ) -> c_int {
     run(|| {
         // SAFETY: NULL or a live array per the API.
@@ -1345,14 +1521,46 @@ unsafe fn view_of(
         if array.is_null() || view.is_null() {
             return Err(Error::NullPointer);
         }
+        // SAFETY: forwarded contract; the handle reference ends before with_array.
+        let (sc, owner, own_map) = {
+            let h = unsafe { array_handle(array) }?;
+            (h.c.sc, h.owner.clone(), h.map.clone())
+        };
         // SAFETY: forwarded contract.
-        unsafe {
-            let out = with_array(array, |a| f(a))?;
-            put(view, out)
+        let map = unsafe {
+            with_array(array, |a| {
+                a.check_only_b2nd_meta()?;
+                let own = own_map.unwrap_or_else(|| DimMap::identity(a.ndim()));
+                derive(&own, a.geometry())
+            })
+        }?;
+        match (map, owner) {
+            (Some(map), Some(owner)) => {
+                // SAFETY: sc is the array's live super-chunk, kept alive by `owner`.
+                let p = unsafe { new_handle(sc, Some((owner, map))) }?;
+                // SAFETY: non-NULL and writable per the contract.
+                unsafe { *view = p };
+                Ok(0)
+            }
+            (Some(_), None) => Err(Error::Failure),
+            // SAFETY: forwarded contract.
+            (None, _) => unsafe {
+                let out = with_array(array, |a| copy(a))?;
+                put(view, out)
+            },
         }
     })
 }
 
+/// A view of `array` without the dimensions `index` marks (ndim entries; each marked dimension
+/// must have extent 1, else BLOSC2_ERROR_INVALID_INDEX). The view shares `array`'s chunks:
+/// writes through either show in both, and the two are freed with b2nd_free in either order.
+/// Its `sc` is a super-chunk of its own in memory (`view` set, a b2nd metalayer of the view's
+/// shape) that holds no chunks. A view cannot change its shape (BLOSC2_ERROR_INVALID_PARAM);
+/// it follows its base's. When a dropped dimension has a chunk or block extent above 1 (its
+/// chunks hold padding along it), the result is an in-memory copy instead: c-blosc2 3.3.5
+/// returns a view that cannot read its items. For threads, a view and its base are one array:
+/// calls on them must not overlap (as in c-blosc2, where they share one chunk list).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_squeeze_index(
     array: *mut b2nd_array_t,
@@ -1365,16 +1573,34 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
         Err(e) => return e.code(),
     };
     // SAFETY: forwarded contract.
-    unsafe { view_of(array, view, |a| a.squeeze_index(index)) }
+    unsafe {
+        view_of(
+            array,
+            view,
+            |m, g| m.squeeze(g, index),
+            |a| a.squeeze_index(index),
+        )
+    }
 }
 
+/// b2nd_squeeze_index with every dimension of extent 1 marked.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_squeeze(
     array: *mut b2nd_array_t,
     view: *mut *mut b2nd_array_t,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { view_of(array, view, Array::squeeze) }
+    unsafe {
+        view_of(
+            array,
+            view,
+            |m, g| {
+                let index: Vec<bool> = g.shape.iter().map(|s| *s == 1).collect();
+                m.squeeze(g, &index)
+            },
+            Array::squeeze,
+        )
+    }
 }
 
 #[no_mangle]
@@ -1390,7 +1616,14 @@ pub unsafe extern "C" fn b2nd_expand_dims(
         Err(e) => return e.code(),
     };
     // SAFETY: forwarded contract.
-    unsafe { view_of(array, view, |a| a.expand_dims(axis)) }
+    unsafe {
+        view_of(
+            array,
+            view,
+            |m, _| m.expand(axis).map(Some),
+            |a| a.expand_dims(axis),
+        )
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1510,7 +1743,9 @@ pub unsafe extern "C" fn b2nd_delete(
 /// fields follow the new shape; a changed ndim, chunk shape or block shape is
 /// BLOSC2_ERROR_DATA. As in c-blosc2, the data functions (slices, selections, copies, shape
 /// changes, save) do this first by themselves; calling it is for seeing another handle's shape
-/// change without touching data.
+/// change without touching data. For a view (b2nd_squeeze, b2nd_expand_dims), its base's
+/// super-chunk is refreshed and the view's fields follow its base's shape (1 when the view's
+/// shape changed); a dimension the view dropped that grew past 1 is BLOSC2_ERROR_INVALID_PARAM.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
     // SAFETY: forwarded contract.
@@ -1522,16 +1757,36 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
 /// # Safety
 /// `array` is NULL or a live array of ours.
 unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
-    // SAFETY: a live array per the contract.
-    let c = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?;
-    let (ndim, chunkshape, blockshape) = (c.ndim, c.chunkshape, c.blockshape);
+    // SAFETY: a live array per the contract (the handle reference ends here).
+    let (ndim, chunkshape, blockshape, sc, view_of) = {
+        let h = unsafe { array_handle(array) }?;
+        let base = h.map.as_ref().and(h.owner.as_ref()).map(|o| o.0);
+        (h.c.ndim, h.c.chunkshape, h.c.blockshape, h.c.sc, base)
+    };
+    if let Some(base) = view_of {
+        // A view follows its base's super-chunk, which this or another handle may have
+        // changed: its fields follow through its map (an error once the base no longer fits
+        // the view). 1 when the view's shape changed.
+        // SAFETY: the base's live super-chunk handle, kept alive by the view.
+        let rc = unsafe { blosc2_schunk_refresh(base) };
+        if rc < 0 {
+            return Ok(rc);
+        }
+        // SAFETY: a live array.
+        let before = unsafe { (*array).shape };
+        // SAFETY: a live array.
+        unsafe { with_array(array, |_| Ok(())) }?;
+        // SAFETY: a live array.
+        let changed = unsafe { (*array).shape } != before;
+        return Ok(rc.max(c_int::from(changed)));
+    }
     // SAFETY: its live super-chunk handle.
-    let rc = unsafe { blosc2_schunk_refresh(c.sc) };
+    let rc = unsafe { blosc2_schunk_refresh(sc) };
     if rc <= 0 {
         return Ok(rc);
     }
     // SAFETY: as above.
-    let sc = unsafe { schunk_ref(c.sc) }.ok_or(Error::NullPointer)?;
+    let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
     let m = read_meta(sc)?;
     let n = m.ndim();
     if n != ndim as usize

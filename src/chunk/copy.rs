@@ -18,6 +18,7 @@ fn aliased(dst: &[u8], src: &[u8]) -> bool {
 }
 
 /// `dst.copy_from_slice(src)`, in pieces when the addresses would make memcpy slow.
+#[inline]
 pub fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     if src.len() <= PIECE || !aliased(dst, src) {
         dst.copy_from_slice(src);

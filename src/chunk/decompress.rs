@@ -6,8 +6,8 @@ use super::params::{ArrayLayout, BlockInfo, DParams};
 use super::pipeline::{self, Backward, Dref, Loc};
 use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, zfp, zstd::PreparedDict, Dict};
+use crate::filters::{bytedelta, shuffle};
 use crate::{Error, Result};
-use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// Largest dictionary accepted when reading (c-blosc2 2.x wrote up to 128 KiB).
@@ -216,9 +216,9 @@ impl<'a> Chunk<'a> {
         Ok(())
     }
 
-    /// Block `nblock`'s streams, from its start to the end of the chunk (for a lazy chunk, the
-    /// block's bytes read from the frame).
-    fn block_source(&self, nblock: usize) -> Result<Cow<'a, [u8]>> {
+    /// The compressed bytes of block `nblock` (its streams), from the chunk or, for a lazy
+    /// chunk, read from the frame.
+    fn block_src(&self, nblock: usize) -> Result<std::borrow::Cow<'a, [u8]>> {
         let src_offset = self.bstart(nblock);
         if let Some(lazy) = &self.lazy {
             let b = lazy
@@ -232,22 +232,169 @@ impl<'a> Chunk<'a> {
             let bytes =
                 lazy.reader
                     .read_block(lazy.nchunk, lazy.offset, src_offset as i64, bsize_c)?;
-            return Ok(Cow::Owned(bytes));
+            return Ok(std::borrow::Cow::Owned(bytes));
         }
         if src_offset <= 0 || src_offset as usize >= self.src.len() {
             return Err(Error::Data);
         }
-        Ok(Cow::Borrowed(&self.src[src_offset as usize..]))
+        Ok(std::borrow::Cow::Borrowed(&self.src[src_offset as usize..]))
     }
 
-    /// How many streams block `nblock` was split into (one per byte of the typesize, or one).
-    fn nstreams(&self, nblock: usize) -> usize {
+    /// How many codec streams block `nblock` (of `bsize` bytes) has and how long each is.
+    fn stream_layout(&self, nblock: usize, bsize: usize) -> Result<(usize, usize)> {
         let leftover_block = nblock == self.nblocks - 1 && self.leftover > 0;
-        if !self.header.dont_split() && !leftover_block {
+        let nstreams = if !self.header.dont_split() && !leftover_block {
             self.header.typesize as usize
         } else {
             1
+        };
+        let neblock = bsize / nstreams;
+        if neblock == 0 {
+            return Err(Error::Failure);
         }
+        Ok((nstreams, neblock))
+    }
+
+    /// Decodes bytes `from..to` of block `nblock` into `out` (`to - from` bytes), decoding each
+    /// stream only as far as those bytes need (LZ4 and BloscLZ stop early; see
+    /// `codecs::decompress_stream_prefix`) and unshuffling only their elements. Returns
+    /// `Ok(false)`, having written nothing, for blocks it does not do that way, which the caller
+    /// decodes whole: filters other than nothing or one SHUFFLE over the codec's streams (then
+    /// DELTA too for blocks after the first, against `dref`, block 0 decoded; before it a
+    /// BYTEDELTA over the same streams where a fused kernel exists), a postfilter.
+    #[allow(clippy::too_many_arguments)]
+    fn decode_block_part(
+        &self,
+        bw: &Backward<'_>,
+        nblock: usize,
+        from: usize,
+        to: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        s: &mut Scratch,
+    ) -> Result<bool> {
+        let h = &self.header;
+        let blen = self.block_len(nblock);
+        if bw.dparams.postfilter.is_some() || from >= to || to > blen {
+            return Ok(false);
+        }
+        let (nstreams, neblock) = self.stream_layout(nblock, blen)?;
+        let (bytedelta, steps) = match bw.steps {
+            [(pipeline::BYTEDELTA, m), rest @ ..]
+                if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
+                    && bytedelta::has_backward_unshuffle(nstreams) =>
+            {
+                (true, rest)
+            }
+            steps => (false, steps),
+        };
+        let shuffled = match (steps, dref) {
+            ([], _) if !bytedelta => false,
+            ([(SHUFFLE, meta)], _) | ([(SHUFFLE, meta), (DELTA, _)], Some(_))
+                if shuffle::streams_for_meta(bw.typesize, *meta) == nstreams =>
+            {
+                true
+            }
+            _ => return Ok(false),
+        };
+        let has_delta = steps.len() == 2;
+        if nstreams * neblock != blen
+            || nstreams > MAX_SCATTERED_STREAMS
+            || (shuffled && nstreams < 2)
+            || (has_delta && dref.is_none_or(|d| d.len() < to))
+        {
+            return Ok(false);
+        }
+        self.check_block_start(nblock)?;
+        s.ensure(h.blocksize as usize);
+        let block_src = self.block_src(nblock)?;
+        let mut src: &[u8] = &block_src;
+        let Scratch { bufs, codec, .. } = s;
+        let (decoded, others) = bufs.split_at_mut(1);
+        let decoded = &mut decoded[0][..blen];
+        // The bytes wanted of each stream: elements [first, end) of every stream when
+        // shuffled, else the part of `from..to` that falls in the stream.
+        // BYTEDELTA's running sums start at each stream's first byte.
+        let first_elem = if bytedelta { 0 } else { from / nstreams };
+        let end_elem = to.div_ceil(nstreams);
+        let wanted = |j: usize| -> (usize, usize) {
+            if shuffled {
+                (first_elem, end_elem)
+            } else {
+                let (lo, hi) = (j * neblock, (j + 1) * neblock);
+                (from.clamp(lo, hi) - lo, to.clamp(lo, hi) - lo)
+            }
+        };
+        let dict = self.dict();
+        let mut raw: [Option<&[u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
+        for j in 0..nstreams {
+            let (lo, hi) = wanted(j);
+            if !shuffled && j * neblock >= to {
+                break;
+            }
+            if src.len() < 4 {
+                return Err(Error::ReadBuffer);
+            }
+            let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
+            src = &src[4..];
+            let o = &mut decoded[j * neblock..(j + 1) * neblock];
+            if csize == 0 {
+                o[lo..hi].fill(0);
+            } else if csize < 0 {
+                let token = *src.first().ok_or(Error::ReadBuffer)?;
+                src = &src[1..];
+                if token & 1 == 0 || csize < -255 {
+                    return Err(Error::RunLength);
+                }
+                o[lo..hi].fill((-csize) as u8);
+            } else {
+                let csize = csize as usize;
+                if src.len() < csize {
+                    return Err(Error::ReadBuffer);
+                }
+                let cdata = &src[..csize];
+                src = &src[csize..];
+                if csize == neblock {
+                    raw[j] = Some(cdata);
+                } else if hi > lo {
+                    let n = decode_stream_prefix(h, cdata, o, hi, &dict, bw.dparams, codec)?;
+                    if n < hi {
+                        return Err(Error::Data);
+                    }
+                }
+            }
+        }
+        if !shuffled {
+            for j in 0..nstreams {
+                let (lo, hi) = wanted(j);
+                if hi > lo {
+                    let stream = raw[j].unwrap_or(&decoded[j * neblock..(j + 1) * neblock]);
+                    let at = j * neblock + lo - from;
+                    copy_bytes(&mut out[at..at + hi - lo], &stream[lo..hi]);
+                }
+            }
+            return Ok(true);
+        }
+        let mut streams: [&[u8]; MAX_SCATTERED_STREAMS] = [&[]; MAX_SCATTERED_STREAMS];
+        for (j, (stream, r)) in streams.iter_mut().zip(raw).take(nstreams).enumerate() {
+            let whole = r.unwrap_or(&decoded[j * neblock..(j + 1) * neblock]);
+            *stream = &whole[first_elem..end_elem];
+        }
+        let elems_start = first_elem * nstreams;
+        if from == elems_start && to == end_elem * nstreams {
+            unshuffle_into(&streams[..nstreams], out, bytedelta)?;
+        } else {
+            let elems = &mut others[0][..(end_elem - first_elem) * nstreams];
+            unshuffle_into(&streams[..nstreams], elems, bytedelta)?;
+            copy_bytes(out, &elems[from - elems_start..to - elems_start]);
+        }
+        if let (true, Some(d)) = (has_delta, dref) {
+            // DELTA after the first block is a plain XOR with block 0 (see filters::delta).
+            for (o, r) in out.iter_mut().zip(&d[from..to]) {
+                *o ^= r;
+            }
+        }
+        Ok(true)
     }
 
     /// Decodes block `nblock` into `dest` (its full length). `dref` is block 0's decoded data
@@ -268,60 +415,163 @@ impl<'a> Chunk<'a> {
         // sizing the scratch buffers for it.
         self.check_block_start(nblock)?;
         s.ensure(h.blocksize as usize);
-        let block_src = self.block_source(nblock)?;
-        let mut src: &[u8] = &block_src;
-        let nstreams = self.nstreams(nblock);
-        let neblock = bsize / nstreams;
-        if neblock == 0 {
-            return Err(Error::Failure);
-        }
-        let target = pipeline::decode_target(bw.steps, bw.dparams.postfilter.is_some());
+        let block_src = self.block_src(nblock)?;
+        let src: &[u8] = &block_src;
+        let (nstreams, neblock) = self.stream_layout(nblock, bsize)?;
+        let has_post = bw.dparams.postfilter.is_some();
         let Scratch { bufs, codec, .. } = s;
-        {
-            let out: &mut [u8] = match target {
-                Loc::Outer => dest,
-                Loc::Buf(i) => &mut bufs[i][..bsize],
-            };
-            let dict = self.dict();
-            for j in 0..nstreams {
-                if src.len() < 4 {
-                    return Err(Error::ReadBuffer);
-                }
-                let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
-                src = &src[4..];
-                let o = &mut out[j * neblock..(j + 1) * neblock];
-                if csize == 0 {
-                    o.fill(0);
-                } else if csize < 0 {
-                    let token = *src.first().ok_or(Error::ReadBuffer)?;
-                    src = &src[1..];
-                    if token & 1 == 0 || csize < -255 {
-                        return Err(Error::RunLength);
-                    }
-                    o.fill((-csize) as u8);
-                } else {
-                    let csize = csize as usize;
-                    if src.len() < csize {
-                        return Err(Error::ReadBuffer);
-                    }
-                    let cdata = &src[..csize];
-                    src = &src[csize..];
-                    if csize == neblock {
-                        copy_bytes(o, cdata);
-                        continue;
-                    }
-                    let n = decode_stream(h, cdata, o, &dict, bw.dparams, codec)?;
-                    if n != neblock {
-                        return Err(Error::Data);
-                    }
+        if let Some((rest, bytedelta)) = scattered_unshuffle(bw, nstreams, neblock, bsize) {
+            // Streams stored as they are stay in the chunk: the unshuffle reads them there.
+            let mut raw: [Option<&[u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
+            self.decode_streams(
+                h,
+                bw.dparams,
+                src,
+                &mut bufs[0][..bsize],
+                nstreams,
+                Some(&mut raw[..nstreams]),
+                codec,
+            )?;
+            let (decoded, others) = bufs.split_at_mut(1);
+            let mut streams: [&[u8]; MAX_SCATTERED_STREAMS] = [&[]; MAX_SCATTERED_STREAMS];
+            for (j, (stream, r)) in streams.iter_mut().zip(raw).take(nstreams).enumerate() {
+                *stream = r.unwrap_or(&decoded[0][j * neblock..(j + 1) * neblock]);
+            }
+            let dref: Dref<'_> = dref.into();
+            if let ([(DELTA, _)], false, true) = (rest, bytedelta, offset != 0) {
+                // DELTA after the first block is a XOR with block 0: done as the unshuffle
+                // stores, in one pass over the block.
+                let block0 = dref.get()?;
+                if block0.len() >= bsize {
+                    shuffle::unshuffle_streams_xor(&streams[..nstreams], &block0[..bsize], dest);
+                    return Ok(());
                 }
             }
+            let rest_bw = Backward { steps: rest, ..*bw };
+            let start = if rest.first().is_none_or(|f| f.0 == DELTA) {
+                unshuffle_into(&streams[..nstreams], dest, bytedelta)?;
+                Loc::Outer
+            } else {
+                unshuffle_into(&streams[..nstreams], &mut others[0][..bsize], bytedelta)?;
+                Loc::Buf(1)
+            };
+            if !rest.is_empty() {
+                pipeline::backward(&rest_bw, start, dest, dref, offset, nblock, tid, bufs)?;
+            }
+            return Ok(());
         }
-        if !bw.steps.is_empty() || bw.dparams.postfilter.is_some() {
+        let target = pipeline::decode_target(bw.steps, has_post);
+        {
+            let out: &mut [u8] = match target {
+                Loc::Outer => &mut *dest,
+                Loc::Buf(i) => &mut bufs[i][..bsize],
+            };
+            self.decode_streams(h, bw.dparams, src, out, nstreams, None, codec)?;
+        }
+        if !bw.steps.is_empty() || has_post {
             pipeline::backward(bw, target, dest, dref.into(), offset, nblock, tid, bufs)?;
         }
         Ok(())
     }
+
+    /// Decodes the `nstreams` codec streams of a block from `src` into `out`, `out.len() /
+    /// nstreams` bytes each. With `raw`, a stream stored as it is is not copied: `raw[j]` gets
+    /// its bytes in `src` instead (its place in `out` is left as it was).
+    #[allow(clippy::too_many_arguments)]
+    fn decode_streams<'s>(
+        &self,
+        h: &ChunkHeader,
+        dparams: &DParams,
+        mut src: &'s [u8],
+        out: &mut [u8],
+        nstreams: usize,
+        mut raw: Option<&mut [Option<&'s [u8]>]>,
+        codec: &mut codecs::CodecScratch,
+    ) -> Result<()> {
+        let neblock = out.len() / nstreams;
+        let dict = self.dict();
+        for j in 0..nstreams {
+            if src.len() < 4 {
+                return Err(Error::ReadBuffer);
+            }
+            let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
+            src = &src[4..];
+            let o = &mut out[j * neblock..(j + 1) * neblock];
+            if csize == 0 {
+                o.fill(0);
+            } else if csize < 0 {
+                let token = *src.first().ok_or(Error::ReadBuffer)?;
+                src = &src[1..];
+                if token & 1 == 0 || csize < -255 {
+                    return Err(Error::RunLength);
+                }
+                o.fill((-csize) as u8);
+            } else {
+                let csize = csize as usize;
+                if src.len() < csize {
+                    return Err(Error::ReadBuffer);
+                }
+                let cdata = &src[..csize];
+                src = &src[csize..];
+                if csize == neblock {
+                    match raw.as_deref_mut() {
+                        Some(r) => r[j] = Some(cdata),
+                        None => copy_bytes(o, cdata),
+                    }
+                    continue;
+                }
+                let n = decode_stream(h, cdata, o, &dict, dparams, codec)?;
+                if n != neblock {
+                    return Err(Error::Data);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Most byte streams [`scattered_unshuffle`] takes (typesizes above keep the plain path).
+const MAX_SCATTERED_STREAMS: usize = 32;
+
+/// When a block's first backward step is a SHUFFLE whose byte streams are exactly the codec's
+/// streams (and no postfilter wants the unfiltered block), the unshuffle can read each stream
+/// where it is, in the decoder's buffer or, when stored as it is, in the chunk: returns the
+/// steps after that SHUFFLE. Also when a BYTEDELTA over the same streams comes first and a
+/// kernel does both at once (then `true`).
+fn scattered_unshuffle<'b>(
+    bw: &Backward<'b>,
+    nstreams: usize,
+    neblock: usize,
+    bsize: usize,
+) -> Option<(&'b [(u8, u8)], bool)> {
+    let (bytedelta, steps) = match bw.steps {
+        [(pipeline::BYTEDELTA, m), rest @ ..]
+            if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
+                && bytedelta::has_backward_unshuffle(nstreams) =>
+        {
+            (true, rest)
+        }
+        steps => (false, steps),
+    };
+    let (&(f, meta), rest) = steps.split_first()?;
+    let fits = f == SHUFFLE
+        && nstreams > 1
+        && nstreams <= MAX_SCATTERED_STREAMS
+        && shuffle::streams_for_meta(bw.typesize, meta) == nstreams
+        && nstreams * neblock == bsize
+        && bw.dparams.postfilter.is_none();
+    fits.then_some((rest, bytedelta))
+}
+
+/// Unshuffles `streams` into `dst`, after undoing BYTEDELTA on them when `bytedelta`.
+fn unshuffle_into(streams: &[&[u8]], dst: &mut [u8], bytedelta: bool) -> Result<()> {
+    if !bytedelta {
+        shuffle::unshuffle_streams(streams, dst);
+    } else if !bytedelta::bytedelta_backward_unshuffle(streams, dst) {
+        // `scattered_unshuffle` and `decode_block_part` checked that the kernel exists.
+        return Err(Error::Failure);
+    }
+    Ok(())
 }
 
 /// Decompresses one stream with the chunk's codec (built-in or user-registered); returns the
@@ -351,6 +601,23 @@ pub(crate) fn decode_stream(
         return Err(Error::from_code(r).unwrap_or(Error::Data));
     }
     Ok(r as usize)
+}
+
+/// [`decode_stream`] of at least the first `want` bytes of a stream (see
+/// `codecs::decompress_stream_prefix`); user codecs decode the whole stream.
+fn decode_stream_prefix(
+    h: &ChunkHeader,
+    cdata: &[u8],
+    out: &mut [u8],
+    want: usize,
+    dict: &Dict<'_>,
+    dparams: &DParams,
+    codec: &mut codecs::CodecScratch,
+) -> Result<usize> {
+    if h.compformat() == codecs::UDCODEC_FORMAT {
+        return decode_stream(h, cdata, out, dict, dparams, codec);
+    }
+    codecs::decompress_stream_prefix(h.compformat(), cdata, out, want, dict, codec)
 }
 
 fn fill_pattern(out: &mut [u8], pat: &[u8]) {
@@ -570,7 +837,10 @@ pub(crate) fn getitem_bytes_with(
     )
 }
 
-/// `getitem_bytes_with` for a chunk whose header the caller has parsed already.
+/// `getitem_bytes_with` for a chunk whose header the caller has parsed already. Inlined into
+/// its callers for the plain copy out of a memcpyed chunk, where a one-item getitem is all
+/// per-call overhead; everything else is in `getitem_general`.
+#[inline]
 pub fn getitem_parsed(
     dparams: &DParams,
     header: &ChunkHeader,
@@ -607,6 +877,20 @@ pub fn getitem_parsed(
             return Ok(nbytes);
         }
     }
+    getitem_general(dparams, header, src, start, nbytes, dst, reader)
+}
+
+/// [`getitem_parsed`] past its memcpyed-chunk shortcut.
+#[inline(never)]
+fn getitem_general(
+    dparams: &DParams,
+    header: &ChunkHeader,
+    src: &[u8],
+    start: usize,
+    nbytes: usize,
+    dst: &mut [u8],
+    reader: Option<&dyn LazyBlocks>,
+) -> Result<usize> {
     let chunk = Chunk::with_header(*header, src, reader)?;
     let h = chunk.header;
     if nbytes == 0 {
@@ -679,14 +963,17 @@ pub fn getitem_parsed(
                 } else {
                     chunk.decode_block(&bw, nblock, out, dref, 0, s)?;
                 }
-            } else {
+            } else if h.special_raw() != 0 || h.memcpyed() {
                 let block_buf = reuse(&mut block_store, blen);
-                if h.special_raw() != 0 || h.memcpyed() {
-                    chunk.fill_plain(bstart, block_buf)?;
-                } else {
-                    chunk.decode_block(&bw, nblock, block_buf, dref, 0, s)?;
-                }
+                chunk.fill_plain(bstart, block_buf)?;
                 copy_bytes(&mut dst[written..written + to - from], &block_buf[from..to]);
+            } else {
+                let out = &mut dst[written..written + to - from];
+                if !chunk.decode_block_part(&bw, nblock, from, to, out, dref, s)? {
+                    let block_buf = reuse(&mut block_store, blen);
+                    chunk.decode_block(&bw, nblock, block_buf, dref, 0, s)?;
+                    copy_bytes(out, &block_buf[from..to]);
+                }
             }
             written += to - from;
         }
@@ -754,8 +1041,8 @@ fn zfp_rate_getitem(
         let bstart = nblock * bs;
         let from = start.max(bstart) - bstart;
         let to = stop.min(bstart + blen) - bstart;
-        if chunk.nstreams(nblock) == 1 {
-            let src = chunk.block_source(nblock)?;
+        if chunk.stream_layout(nblock, blen)?.0 == 1 {
+            let src = chunk.block_src(nblock)?;
             if let Some(stream) = zfp_stream_of(&src, blen) {
                 let single = first_block == last_block;
                 let items = from / ts..from / ts + nitems;

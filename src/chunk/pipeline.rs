@@ -38,7 +38,7 @@ fn free_buf(used: Loc) -> usize {
     }
 }
 
-fn bytedelta_streams(typesize: usize, meta: u8) -> usize {
+pub(crate) fn bytedelta_streams(typesize: usize, meta: u8) -> usize {
     if meta == 0 {
         typesize
     } else {
@@ -261,7 +261,7 @@ pub(crate) enum Dref<'a> {
 }
 
 impl<'a> Dref<'a> {
-    fn get(self) -> Result<&'a [u8]> {
+    pub(crate) fn get(self) -> Result<&'a [u8]> {
         match self {
             Dref::None => Ok(&[]),
             Dref::Ready(d) => Ok(d),

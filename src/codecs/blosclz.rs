@@ -364,6 +364,21 @@ fn emit_match(
 /// validated but not copied, and the count returned is what was written (callers compare it with
 /// the expected size).
 pub fn decompress(input: &[u8], output: &mut [u8]) -> usize {
+    decompress_until(input, output, usize::MAX)
+}
+
+/// Decompresses the start of a stream: at least its first `want` bytes (fewer only when the
+/// stream is shorter or invalid), stopping at the first token that ends at or past them.
+/// `output` has room for the whole stream. Returns how many leading bytes of `output` were
+/// decoded, 0 on error.
+pub fn decompress_prefix(input: &[u8], output: &mut [u8], want: usize) -> usize {
+    decompress_until(input, output, want.max(1))
+}
+
+/// [`decompress`], returning as soon as `stop` bytes or more are decoded (`usize::MAX`: never,
+/// which the compiler folds away for the full decoder).
+#[inline(always)]
+fn decompress_until(input: &[u8], output: &mut [u8], stop: usize) -> usize {
     let ip_limit = input.len();
     let op_limit = output.len();
     let Some(&first) = input.first() else {
@@ -373,6 +388,9 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> usize {
     let mut op = 0;
     let mut ctrl = (first & 31) as usize;
     loop {
+        if op >= stop {
+            return op;
+        }
         if ctrl >= 32 {
             let mut len = (ctrl >> 5) - 1;
             let high = (ctrl & 31) << 8;
@@ -706,6 +724,31 @@ mod tests {
                 let mut back = vec![0u8; n];
                 assert_eq!(decompress(&out[..size], &mut back), n);
                 assert_eq!(&back, input);
+            }
+        }
+    }
+
+    #[test]
+    fn prefix_decodes_at_least_what_is_wanted() {
+        let mut last: Option<(&str, usize, Vec<u8>)> = None;
+        for &(kind, n, seed, clevel, _, _) in LARGE_STREAMS {
+            if last.as_ref().map(|(k, s, _)| (*k, *s)) != Some((kind, n)) {
+                last = Some((kind, n, generate(kind, n, seed)));
+            }
+            let input = &last.as_ref().unwrap().2;
+            let mut c = vec![0u8; n];
+            let size = compress(clevel, input, &mut c);
+            if size == 0 {
+                continue;
+            }
+            for want in [0, 1, 3, n / 3, n / 2 + 1, n - 1, n, n + 5] {
+                let mut back = vec![0u8; n];
+                let got = decompress_prefix(&c[..size], &mut back, want);
+                assert!(
+                    got >= want.clamp(1, n) && got <= n,
+                    "{kind} {n} want {want} got {got}"
+                );
+                assert_eq!(back[..got], input[..got], "{kind} {n} want {want}");
             }
         }
     }

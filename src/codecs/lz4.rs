@@ -4,8 +4,8 @@
 use std::os::raw::{c_char, c_int, c_void};
 
 extern "C" {
-    // Declared here because lz4-sys does not bind the dictionary entry points; the symbols are
-    // in the lz4 library that lz4-sys builds and links.
+    // Declared here because lz4-sys does not bind the dictionary and partial entry points; the
+    // symbols are in the lz4 library that lz4-sys builds and links.
     fn LZ4_decompress_safe_usingDict(
         src: *const c_char,
         dst: *mut c_char,
@@ -13,6 +13,13 @@ extern "C" {
         dst_capacity: c_int,
         dict_start: *const c_char,
         dict_size: c_int,
+    ) -> c_int;
+    fn LZ4_decompress_safe_partial(
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        target_output_size: c_int,
+        dst_capacity: c_int,
     ) -> c_int;
     fn LZ4_createStream() -> *mut c_void;
     fn LZ4_freeStream(stream: *mut c_void) -> c_int;
@@ -135,6 +142,24 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> usize {
     }
 }
 
+/// Decompresses the start of an LZ4 block: at least its first `want` bytes (fewer only when
+/// the block is shorter or invalid), stopping soon after. `dst` has room for the whole block.
+/// Returns how many leading bytes of `dst` were decoded, 0 on error.
+pub fn decompress_prefix(src: &[u8], dst: &mut [u8], want: usize) -> usize {
+    // SAFETY: LZ4_decompress_safe_partial never reads past src_size nor writes past
+    // dst_capacity; the target is clamped to the capacity.
+    let n = unsafe {
+        LZ4_decompress_safe_partial(
+            src.as_ptr() as *const c_char,
+            dst.as_mut_ptr() as *mut c_char,
+            len_i32(src.len()),
+            len_i32(want.min(dst.len())),
+            len_i32(dst.len()),
+        )
+    };
+    n.max(0) as usize
+}
+
 /// Decompresses an LZ4 block compressed against `dict`.
 pub fn decompress_with_dict(src: &[u8], dst: &mut [u8], dict: &[u8]) -> usize {
     // SAFETY: as in `decompress`; the dictionary is a valid slice.
@@ -184,6 +209,23 @@ mod tests {
         assert_eq!(decompress_with_dict(&c[..n], &mut d, &dict), 10000);
         assert_eq!(d, src);
         assert_eq!(version_string(), "1.10.0");
+    }
+
+    #[test]
+    fn prefix_decodes_at_least_what_is_wanted() {
+        let src: Vec<u8> = (0..20000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut c = vec![0u8; 30000];
+        let n = compress(&src, &mut c, 1);
+        for want in [0usize, 1, 2, 100, 4095, 19999, 20000, 30000] {
+            let mut d = vec![0u8; 20000];
+            let got = decompress_prefix(&c[..n], &mut d, want);
+            assert!(
+                got >= want.min(20000) && got <= 20000,
+                "want {want} got {got}"
+            );
+            assert_eq!(d[..got], src[..got]);
+        }
+        assert_eq!(decompress_prefix(&[0xff; 10], &mut [0u8; 100], 50), 0);
     }
 
     #[test]

@@ -120,3 +120,28 @@ pub(crate) fn decompress_stream(
     })
 }
 pub mod names;
+
+/// Decompresses the start of one stream: at least its first `want` bytes into `dst` (which has
+/// room for the whole stream). BloscLZ stops soon after `want` bytes, and so does LZ4 (without
+/// a dictionary) when `want` is at most a quarter of the stream: LZ4's partial decoder copies
+/// the match that crosses its target byte by byte, which costs more than decoding a highly
+/// compressible stream whole once that match is long (measured with callgrind: 1.7 against
+/// 0.6 instructions per byte for half of 2 KiB streams of smooth float64 data). The other
+/// codecs decode the whole stream. Returns how many leading bytes of `dst` hold decoded data:
+/// at least `want` for a valid stream (callers check), 0 on error.
+pub(crate) fn decompress_stream_prefix(
+    format: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    want: usize,
+    dict: &Dict<'_>,
+    scratch: &mut CodecScratch,
+) -> crate::Result<usize> {
+    match (format, dict) {
+        (BLOSCLZ_FORMAT, _) => Ok(blosclz::decompress_prefix(src, dst, want)),
+        (LZ4_FORMAT, Dict::None) if want.saturating_mul(4) <= dst.len() => {
+            Ok(lz4::decompress_prefix(src, dst, want))
+        }
+        _ => decompress_stream(format, src, dst, dict, scratch),
+    }
+}

@@ -139,10 +139,77 @@ pub fn bytedelta_buggy_backward(typesize: usize, src: &[u8], dst: &mut [u8]) -> 
     backward(typesize, src, dst, true)
 }
 
+/// Bytedelta (id 35) decoding fused with the SHUFFLE undone after it: `streams[j]` holds the
+/// differences of byte `j` of each of the `n = dst.len() / streams.len()` elements (at least
+/// `n` bytes, lying anywhere), `dst` receives the elements. The same bytes as
+/// [`bytedelta_backward`] then [`super::shuffle::unshuffle`] of the streams laid end to end,
+/// without the block in between. Returns false, leaving `dst` as it was, where there is no
+/// fused kernel (2, 4, 8 or 16 streams with AVX2 only): the caller then runs the two filters.
+pub fn bytedelta_backward_unshuffle(streams: &[&[u8]], dst: &mut [u8]) -> bool {
+    backward_unshuffle_on(cpu::isa(), streams, dst)
+}
+
+/// Whether [`bytedelta_backward_unshuffle`] has a kernel for `nstreams` streams here.
+pub fn has_backward_unshuffle(nstreams: usize) -> bool {
+    cfg!(target_arch = "x86_64") && cpu::isa() >= Isa::Avx2 && [2, 4, 8, 16].contains(&nstreams)
+}
+
+fn backward_unshuffle_on(isa: Isa, streams: &[&[u8]], dst: &mut [u8]) -> bool {
+    let ts = streams.len();
+    if ts == 0 || !dst.len().is_multiple_of(ts) {
+        return false;
+    }
+    let n = dst.len() / ts;
+    if streams.iter().any(|s| s.len() < n) {
+        return false;
+    }
+    let fused = match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        Isa::Avx2 | Isa::Avx2Gfni => unsafe {
+            super::shuffle::avx2::unshuffle_running_sums(streams, dst)
+        },
+        _ => None,
+    };
+    let Some((done, mut sums)) = fused else {
+        return false;
+    };
+    for i in done..n {
+        for (j, stream) in streams.iter().enumerate() {
+            sums[j] = sums[j].wrapping_add(stream[i]);
+            dst[i * ts + j] = sums[j];
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::filters::testutil::{fnv1a, pattern};
+
+    #[test]
+    fn fused_with_unshuffle_matches_the_two_filters() {
+        for isa in cpu::available() {
+            for ts in [1usize, 2, 3, 4, 8, 16, 17] {
+                for n in [0usize, 1, 31, 32, 33, 64, 95, 1000, 8192 + 7] {
+                    let src = pattern(n * ts);
+                    let mut sums = vec![0; n * ts];
+                    backward_on(Isa::Scalar, ts, &src, &mut sums, false).unwrap();
+                    let mut want = vec![0; n * ts];
+                    crate::filters::shuffle::unshuffle(ts, &sums, &mut want);
+                    let streams: Vec<&[u8]> = (0..ts).map(|j| &src[j * n..(j + 1) * n]).collect();
+                    let mut got = vec![0xAA; n * ts];
+                    if backward_unshuffle_on(isa, &streams, &mut got) {
+                        assert_eq!(got, want, "{isa:?} ts {ts} n {n}");
+                    } else {
+                        assert!(got.iter().all(|&b| b == 0xAA), "{isa:?} ts {ts}: wrote");
+                        assert!(isa < Isa::Avx2 || ![2, 4, 8, 16].contains(&ts));
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn small_example() {

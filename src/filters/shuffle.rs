@@ -92,6 +92,76 @@ pub(crate) fn unshuffle_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8]
     scalar::unshuffle_from(typesize, done, src, dst);
 }
 
+/// Unshuffles byte streams that need not lie one after another (a block's streams partly in a
+/// decoder's buffer and partly in the chunk, where incompressible ones are stored as they are):
+/// `streams[j]` holds byte `j` of each of the `n = dst.len() / streams.len()` elements and must
+/// be at least `n` bytes long; `dst.len()` must be a multiple of `streams.len()` (panics
+/// otherwise). Gives what [`unshuffle`] gives for the streams laid end to end.
+pub fn unshuffle_streams(streams: &[&[u8]], dst: &mut [u8]) {
+    unshuffle_streams_on(cpu::isa(), streams, dst);
+}
+
+pub(crate) fn unshuffle_streams_on(isa: Isa, streams: &[&[u8]], dst: &mut [u8]) {
+    let ts = streams.len();
+    assert!(
+        ts > 0 && dst.len().is_multiple_of(ts),
+        "unshuffle_streams: destination not a whole number of elements"
+    );
+    let n = dst.len() / ts;
+    assert!(
+        streams.iter().all(|s| s.len() >= n),
+        "unshuffle_streams: a stream is too short"
+    );
+    if ts == 1 {
+        dst.copy_from_slice(&streams[0][..n]);
+        return;
+    }
+    let done = match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        Isa::Avx2 | Isa::Avx2Gfni => unsafe { avx2::unshuffle_streams(streams, dst) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Sse2 or better only when the CPU supports SSE2.
+        Isa::Sse2 => unsafe { sse2::unshuffle_streams(streams, dst) },
+        _ => 0,
+    };
+    scalar::unshuffle_streams_from(streams, done, dst);
+}
+
+/// [`unshuffle_streams`] with each output byte XORed with the same byte of `xor` (at least
+/// `dst.len()` bytes long; panics otherwise): the unshuffle and DELTA's undoing for a block
+/// after the first in one pass over the block.
+pub fn unshuffle_streams_xor(streams: &[&[u8]], xor: &[u8], dst: &mut [u8]) {
+    unshuffle_streams_xor_on(cpu::isa(), streams, xor, dst);
+}
+
+pub(crate) fn unshuffle_streams_xor_on(isa: Isa, streams: &[&[u8]], xor: &[u8], dst: &mut [u8]) {
+    assert!(
+        xor.len() >= dst.len(),
+        "unshuffle_streams_xor: xor too short"
+    );
+    let fused = match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        Isa::Avx2 | Isa::Avx2Gfni if streams.len() >= 2 => unsafe {
+            avx2::unshuffle_streams_xor(streams, xor, dst)
+        },
+        _ => 0,
+    };
+    let from = fused * streams.len();
+    if from < dst.len() {
+        // What the fused kernel left: unshuffled as usual, then XORed.
+        if fused == 0 {
+            unshuffle_streams_on(isa, streams, dst);
+        } else {
+            scalar::unshuffle_streams_from(streams, fused, dst);
+        }
+        for (d, x) in dst[from..].iter_mut().zip(&xor[from..]) {
+            *d ^= x;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +250,62 @@ mod tests {
                 let mut out = vec![0; len];
                 unshuffle_on(isa, ts, &pattern(len), &mut out);
                 assert_eq!(fnv1a(&out), hash, "unshuffle {isa:?} ts {ts} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn unshuffle_of_scattered_streams_matches_unshuffle() {
+        for isa in cpu::available() {
+            for &ts in TYPESIZES {
+                for len in lengths(ts) {
+                    let n = len / ts;
+                    let src = pattern(n * ts);
+                    let mut want = vec![0; n * ts];
+                    unshuffle_on(isa, ts, &src, &mut want);
+                    // Each stream copied elsewhere, at an odd offset and with bytes after it.
+                    let copies: Vec<Vec<u8>> = src
+                        .chunks(n.max(1))
+                        .take(ts)
+                        .enumerate()
+                        .map(|(j, s)| {
+                            let mut c = vec![0xEE; j % 5];
+                            c.extend_from_slice(s);
+                            c.extend_from_slice(&[0x11; 40]);
+                            c
+                        })
+                        .collect();
+                    let mut streams: Vec<&[u8]> = copies
+                        .iter()
+                        .enumerate()
+                        .map(|(j, c)| &c[j % 5..])
+                        .collect();
+                    streams.resize(ts, &[0x11; 40][..0]);
+                    let mut got = vec![0xAA; n * ts];
+                    unshuffle_streams_on(isa, &streams, &mut got);
+                    assert_eq!(got, want, "{isa:?} ts {ts} len {len}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unshuffle_xor_is_unshuffle_then_xor() {
+        for isa in cpu::available() {
+            for &ts in TYPESIZES {
+                for n in [0usize, 1, 31, 32, 33, 64, 100, 1000] {
+                    let src = pattern(n * ts);
+                    let xor: Vec<u8> = pattern(n * ts + 3).into_iter().skip(3).collect();
+                    let mut want = vec![0; n * ts];
+                    unshuffle_on(isa, ts, &src, &mut want);
+                    for (w, x) in want.iter_mut().zip(&xor) {
+                        *w ^= x;
+                    }
+                    let streams: Vec<&[u8]> = (0..ts).map(|j| &src[j * n..(j + 1) * n]).collect();
+                    let mut got = vec![0xAA; n * ts];
+                    unshuffle_streams_xor_on(isa, &streams, &xor, &mut got);
+                    assert_eq!(got, want, "{isa:?} ts {ts} n {n}");
+                }
             }
         }
     }

@@ -23,6 +23,8 @@ pub enum OpenMode {
     ReadWrite,
     /// "wb": create (or truncate) a store for writing and reading.
     Create,
+    /// "ab": open a store to add bytes at its end, creating it when missing (never truncated).
+    Append,
 }
 
 impl OpenMode {
@@ -32,6 +34,7 @@ impl OpenMode {
             OpenMode::Read => "rb",
             OpenMode::ReadWrite => "rb+",
             OpenMode::Create => "wb",
+            OpenMode::Append => "ab",
         }
     }
 }
@@ -146,6 +149,7 @@ impl FileStore {
             OpenMode::Read => opts.read(true),
             OpenMode::ReadWrite => opts.read(true).write(true),
             OpenMode::Create => opts.read(true).write(true).create(true).truncate(true),
+            OpenMode::Append => opts.read(true).write(true).create(true),
         };
         let file = opts.open(path).map_err(|_| Error::FileOpen)?;
         Ok(FileStore { file })

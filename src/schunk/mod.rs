@@ -1485,10 +1485,11 @@ impl Schunk {
     }
 
     /// Appends the super-chunk as a cframe at the end of the file `urlpath`; returns the offset
-    /// where it starts (open it again with `open_offset`).
+    /// where it starts (open it again with `open_offset`); a missing file is created.
     pub fn append_file(&self, urlpath: &Path) -> Result<i64> {
         let bytes = self.to_buffer()?;
-        let mut f = self.storage.io.open(urlpath, OpenMode::ReadWrite)?;
+        // c-blosc2 opens the file "ab": a missing file is created and the frame lands at 0.
+        let mut f = self.storage.io.open(urlpath, OpenMode::Append)?;
         let at = f.size()?;
         f.write_at(at, &bytes)?;
         Ok(at as i64)

@@ -188,25 +188,115 @@ unsafe fn shuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
     done
 }
 
+/// Unshuffles elements `0..done` (`done` = `n` rounded down to a step) from the `TS` streams
+/// that `row(b)` points to (stream `b`, at least `n` bytes each) into `dst` (at least `n * TS`
+/// bytes).
 #[target_feature(enable = "avx2")]
-unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len() / TS;
+unsafe fn unshuffle_ts<const TS: usize>(
+    row: impl Fn(usize) -> *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
+    unshuffle_xor_ts::<TS, false>(row, std::ptr::null(), n, dst)
+}
+
+/// [`unshuffle_ts`]; with `XOR`, each stored byte XORed with the byte at the same offset from
+/// `xor` (which then holds at least `n * TS` bytes): DELTA's undoing fused with the store.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_xor_ts<const TS: usize, const XOR: bool>(
+    row: impl Fn(usize) -> *const u8,
+    xor: *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
     let done = n - n % LANES;
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let rows: [*const u8; TS] = std::array::from_fn(row);
+    let d = dst.as_mut_ptr();
     let mut i = 0;
     while i < done {
         let mut v = [_mm256_setzero_si256(); TS];
-        for (b, x) in v.iter_mut().enumerate() {
-            // SAFETY: b*n + i + 32 <= TS*n <= src.len().
-            *x = _mm256_loadu_si256(s.add(b * n + i) as *const __m256i);
+        for (x, r) in v.iter_mut().zip(rows) {
+            // SAFETY: i + 32 <= n and every stream holds n bytes.
+            *x = _mm256_loadu_si256(r.add(i) as *const __m256i);
         }
         from_streams::<TS>(&mut v);
         // Vector k holds bytes 16k.. of elements i.. (lane 0) and of elements i+16.. (lane 1):
         // pair up the lanes of vectors 2k and 2k+1 for whole 32-byte stores.
         for k in 0..TS / 2 {
             let (a, b) = (v[2 * k], v[2 * k + 1]);
+            let at = i * TS + 32 * k;
+            let (mut lo, mut hi) = (
+                _mm256_permute2x128_si256(a, b, 0x20),
+                _mm256_permute2x128_si256(a, b, 0x31),
+            );
+            if XOR {
+                // SAFETY: the same offsets as the stores, within the n*TS bytes of `xor`.
+                lo = _mm256_xor_si256(lo, _mm256_loadu_si256(xor.add(at) as *const __m256i));
+                hi = _mm256_xor_si256(
+                    hi,
+                    _mm256_loadu_si256(xor.add(at + 16 * TS) as *const __m256i),
+                );
+            }
+            // SAFETY: (i+32)*TS <= n*TS <= dst.len().
+            _mm256_storeu_si256(d.add(at) as *mut __m256i, lo);
+            _mm256_storeu_si256(d.add(at + 16 * TS) as *mut __m256i, hi);
+        }
+        i += LANES;
+    }
+    done
+}
+
+/// Running byte sums (mod 256) of the 32 bytes of `x`: a prefix sum in each 128-bit lane, then
+/// the low lane's total added to the high lane.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn running_sums_32(x: __m256i) -> __m256i {
+    let mut x = _mm256_add_epi8(x, _mm256_slli_si256(x, 1));
+    x = _mm256_add_epi8(x, _mm256_slli_si256(x, 2));
+    x = _mm256_add_epi8(x, _mm256_slli_si256(x, 4));
+    x = _mm256_add_epi8(x, _mm256_slli_si256(x, 8));
+    let lane_totals = _mm256_shuffle_epi8(x, _mm256_set1_epi8(15));
+    // Low lane zeroed, high lane gets the low lane's total.
+    _mm256_add_epi8(x, _mm256_permute2x128_si256(lane_totals, lane_totals, 0x08))
+}
+
+/// Byte 31 of `x` in all 32 bytes.
+// Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
+#[inline(always)]
+unsafe fn broadcast_last_32(x: __m256i) -> __m256i {
+    let lane_totals = _mm256_shuffle_epi8(x, _mm256_set1_epi8(15));
+    _mm256_permute2x128_si256(lane_totals, lane_totals, 0x11)
+}
+
+/// [`unshuffle_ts`] of the running byte sums of each stream (bytedelta's decoding fused with
+/// the unshuffle that follows it): returns how many elements it did and each stream's sum so
+/// far, from which the caller's scalar tail continues.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_sums_ts<const TS: usize>(
+    streams: &[&[u8]],
+    dst: &mut [u8],
+) -> (usize, [u8; 16]) {
+    let n = dst.len() / TS;
+    assert!(streams.len() == TS && streams.iter().all(|s| s.len() >= n));
+    let done = n - n % LANES;
+    let rows: [*const u8; TS] = std::array::from_fn(|b| streams[b].as_ptr());
+    let d = dst.as_mut_ptr();
+    let mut carry = [_mm256_setzero_si256(); TS]; // each stream's sum so far, in every byte
+    let mut i = 0;
+    while i < done {
+        let mut v = [_mm256_setzero_si256(); TS];
+        for b in 0..TS {
+            // SAFETY: i + 32 <= n and every stream holds n bytes.
+            let sums = running_sums_32(_mm256_loadu_si256(rows[b].add(i) as *const __m256i));
+            v[b] = _mm256_add_epi8(sums, carry[b]);
+            // Kept off the next step's dependency chain: carry + total of this piece.
+            carry[b] = _mm256_add_epi8(carry[b], broadcast_last_32(sums));
+        }
+        from_streams::<TS>(&mut v);
+        for k in 0..TS / 2 {
+            let (a, b) = (v[2 * k], v[2 * k + 1]);
             let out = d.add(i * TS + 32 * k);
-            // SAFETY: (i+32)*TS <= n*TS <= dst.len() (the caller checked equal lengths).
+            // SAFETY: (i+32)*TS <= n*TS <= dst.len().
             _mm256_storeu_si256(out as *mut __m256i, _mm256_permute2x128_si256(a, b, 0x20));
             _mm256_storeu_si256(
                 out.add(16 * TS) as *mut __m256i,
@@ -215,14 +305,42 @@ unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
         }
         i += LANES;
     }
-    done
+    let mut sums = [0u8; 16];
+    for (s, c) in sums.iter_mut().zip(carry) {
+        *s = _mm256_cvtsi256_si32(c) as u8;
+    }
+    (done, sums)
+}
+
+/// Unshuffles the running byte sums of 2, 4, 8 or 16 streams (each at least
+/// `dst.len() / streams.len()` bytes) for the leading whole groups of 32 elements; returns how
+/// many elements it did and each stream's sum so far. None for other stream counts.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle_running_sums(
+    streams: &[&[u8]],
+    dst: &mut [u8],
+) -> Option<(usize, [u8; 16])> {
+    Some(match streams.len() {
+        2 => unshuffle_sums_ts::<2>(streams, dst),
+        4 => unshuffle_sums_ts::<4>(streams, dst),
+        8 => unshuffle_sums_ts::<8>(streams, dst),
+        16 => unshuffle_sums_ts::<16>(streams, dst),
+        _ => return None,
+    })
 }
 
 /// How many leading elements the tiled kernels may handle: whole steps of 32 elements whose
 /// 16-byte accesses (which run `16 - typesize` bytes past an element narrower than 16) stay
 /// inside the block.
 fn tiled_elements(typesize: usize, len: usize) -> usize {
-    let n = len / typesize;
+    tiled_of(typesize, len / typesize, len)
+}
+
+/// [`tiled_elements`] for `n` elements in a destination of `len` bytes.
+fn tiled_of(typesize: usize, n: usize, len: usize) -> usize {
     let mut done = n - n % LANES;
     while done > 0 && (done - 1) * typesize + typesize.max(16) > len {
         done -= LANES;
@@ -318,14 +436,19 @@ unsafe fn store_tile(mut v: [__m256i; 16], d: *mut u8, ts: usize, c0: usize) {
     }
 }
 
-/// Inverse of [`shuffle_tiled`]. Elements narrower than 16 bytes are stored 16 bytes at a time
-/// in increasing order, each store's excess overwritten by the next one (the excess of the
-/// last lies inside the block and is rewritten by the caller's scalar tail).
+/// Inverse of [`shuffle_tiled`], from the `ts` streams `row(b)` points to (at least `n` bytes
+/// each) into `dst` (at least `n * ts` bytes). Elements narrower than 16 bytes are stored 16
+/// bytes at a time in increasing order, each store's excess overwritten by the next one (the
+/// excess of the last lies inside `dst` and is rewritten by the caller's scalar tail).
 #[target_feature(enable = "avx2")]
-unsafe fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len() / ts;
-    let done = tiled_elements(ts, src.len());
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+unsafe fn unshuffle_tiled(
+    ts: usize,
+    row: impl Fn(usize) -> *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
+    let done = tiled_of(ts, n, dst.len());
+    let d = dst.as_mut_ptr();
     let mut i = 0;
     while i < done {
         // Two steps at a time read whole 64-byte lines of each stream (see shuffle_ts).
@@ -334,14 +457,14 @@ unsafe fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8]) -> usize {
             let mut first = [_mm256_setzero_si256(); 16];
             let mut second = [_mm256_setzero_si256(); 16];
             for b in 0..width {
-                let row = s.add((c0 + b) * n + i);
-                // SAFETY: (c0+b)*n + i + 32 (64 when `pair`) <= ts*n <= src.len().
-                first[b] = _mm256_loadu_si256(row as *const __m256i);
+                let r = row(c0 + b).add(i);
+                // SAFETY: i + 32 (64 when `pair`) <= n and every stream holds n bytes.
+                first[b] = _mm256_loadu_si256(r as *const __m256i);
                 if pair {
-                    second[b] = _mm256_loadu_si256(row.add(LANES) as *const __m256i);
+                    second[b] = _mm256_loadu_si256(r.add(LANES) as *const __m256i);
                 }
             }
-            // SAFETY: writes end at (i+31)*ts + c0 + 16 <= len (i+63 when `pair`; see
+            // SAFETY: writes end at (i+31)*ts + c0 + 16 <= dst.len() (i+63 when `pair`; see
             // tiled_elements), and the step's elements come before the next step's.
             store_tile(first, d.add(i * ts), ts, c0);
             if pair {
@@ -380,11 +503,63 @@ pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usi
 pub(crate) unsafe fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usize {
     assert_eq!(src.len(), dst.len());
     assert!(typesize >= 2);
+    let n = src.len() / typesize;
+    let s = src.as_ptr();
+    // SAFETY (of each `row`): b < typesize, so b*n + n <= src.len().
+    unshuffle_rows(typesize, |b| s.add(b * n), n, dst)
+}
+
+/// [`unshuffle`] from `streams.len()` streams lying anywhere, each at least
+/// `n = dst.len() / streams.len()` bytes long.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle_streams(streams: &[&[u8]], dst: &mut [u8]) -> usize {
+    let ts = streams.len();
+    assert!(ts >= 2);
+    let n = dst.len() / ts;
+    assert!(streams.iter().all(|s| s.len() >= n));
+    unshuffle_rows(ts, |b| streams[b].as_ptr(), n, dst)
+}
+
+/// [`unshuffle_streams`] with each output byte XORed with the same byte of `xor` (at least
+/// `dst.len()` bytes). Returns how many elements it did that way: for typesizes other than 2,
+/// 4, 8 and 16 none (the caller does everything).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle_streams_xor(streams: &[&[u8]], xor: &[u8], dst: &mut [u8]) -> usize {
+    let ts = streams.len();
+    let n = dst.len() / ts.max(1);
+    assert!(streams.iter().all(|s| s.len() >= n) && xor.len() >= n * ts);
+    let row = |b: usize| streams[b].as_ptr();
+    let x = xor.as_ptr();
+    match ts {
+        2 => unshuffle_xor_ts::<2, true>(row, x, n, dst),
+        4 => unshuffle_xor_ts::<4, true>(row, x, n, dst),
+        8 => unshuffle_xor_ts::<8, true>(row, x, n, dst),
+        16 => unshuffle_xor_ts::<16, true>(row, x, n, dst),
+        _ => 0,
+    }
+}
+
+/// The kernel for `typesize` over streams `row(0..typesize)` of at least `n` bytes each, into
+/// `dst` of at least `n * typesize` bytes.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_rows(
+    typesize: usize,
+    row: impl Fn(usize) -> *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
+    assert!(dst.len() >= n * typesize);
     match typesize {
-        2 => unshuffle_ts::<2>(src, dst),
-        4 => unshuffle_ts::<4>(src, dst),
-        8 => unshuffle_ts::<8>(src, dst),
-        16 => unshuffle_ts::<16>(src, dst),
-        _ => unshuffle_tiled(typesize, src, dst),
+        2 => unshuffle_ts::<2>(row, n, dst),
+        4 => unshuffle_ts::<4>(row, n, dst),
+        8 => unshuffle_ts::<8>(row, n, dst),
+        16 => unshuffle_ts::<16>(row, n, dst),
+        _ => unshuffle_tiled(typesize, row, n, dst),
     }
 }

@@ -32,3 +32,19 @@ pub(crate) fn unshuffle_from(typesize: usize, first: usize, src: &[u8], dst: &mu
     }
     dst[body..].copy_from_slice(&src[body..]);
 }
+
+/// Inverse of [`shuffle_from`] from streams lying anywhere: rebuilds elements `first..n`
+/// (n = `dst.len() / streams.len()`) from `streams[j]`, which holds byte `j` of each element.
+pub(crate) fn unshuffle_streams_from(streams: &[&[u8]], first: usize, dst: &mut [u8]) {
+    let ts = streams.len();
+    let n = dst.len() / ts;
+    if first >= n {
+        return;
+    }
+    let elems = &mut dst[first * ts..n * ts];
+    for (j, stream) in streams.iter().enumerate() {
+        for (e, s) in elems.chunks_exact_mut(ts).zip(&stream[first..n]) {
+            e[j] = *s;
+        }
+    }
+}

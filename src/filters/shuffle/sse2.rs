@@ -94,21 +94,28 @@ unsafe fn shuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
     done
 }
 
+/// Unshuffles elements `0..done` (`done` = `n` rounded down to a step) from the `TS` streams
+/// that `row(b)` points to (at least `n` bytes each) into `dst` (at least `n * TS` bytes).
 #[target_feature(enable = "sse2")]
-unsafe fn unshuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len() / TS;
+unsafe fn unshuffle_ts<const TS: usize>(
+    row: impl Fn(usize) -> *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
+    assert!(dst.len() >= n * TS);
     let done = n - n % LANES;
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let rows: [*const u8; TS] = std::array::from_fn(row);
+    let d = dst.as_mut_ptr();
     let mut i = 0;
     while i < done {
         let mut v = [_mm_setzero_si128(); TS];
-        for (b, x) in v.iter_mut().enumerate() {
-            // SAFETY: b*n + i + 16 <= TS*n <= src.len().
-            *x = _mm_loadu_si128(s.add(b * n + i) as *const __m128i);
+        for (x, r) in v.iter_mut().zip(rows) {
+            // SAFETY: i + 16 <= n and every stream holds n bytes.
+            *x = _mm_loadu_si128(r.add(i) as *const __m128i);
         }
         from_streams::<TS>(&mut v);
         for (k, x) in v.iter().enumerate() {
-            // SAFETY: (i+16)*TS <= n*TS <= dst.len() (the caller checked equal lengths).
+            // SAFETY: (i+16)*TS <= n*TS <= dst.len().
             _mm_storeu_si128(d.add(i * TS + k * LANES) as *mut __m128i, *x);
         }
         i += LANES;
@@ -140,11 +147,37 @@ pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usi
 #[target_feature(enable = "sse2")]
 pub(crate) unsafe fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usize {
     assert_eq!(src.len(), dst.len());
+    let n = src.len() / typesize.max(1);
+    let s = src.as_ptr();
+    // SAFETY (of each `row`): b < typesize, so b*n + n <= src.len().
+    unshuffle_rows(typesize, |b| s.add(b * n), n, dst)
+}
+
+/// [`unshuffle`] from `streams.len()` streams lying anywhere, each at least
+/// `n = dst.len() / streams.len()` bytes long.
+///
+/// # Safety
+/// The CPU must support SSE2.
+#[target_feature(enable = "sse2")]
+pub(crate) unsafe fn unshuffle_streams(streams: &[&[u8]], dst: &mut [u8]) -> usize {
+    let ts = streams.len();
+    let n = dst.len() / ts.max(1);
+    assert!(streams.iter().all(|s| s.len() >= n));
+    unshuffle_rows(ts, |b| streams[b].as_ptr(), n, dst)
+}
+
+#[target_feature(enable = "sse2")]
+unsafe fn unshuffle_rows(
+    typesize: usize,
+    row: impl Fn(usize) -> *const u8,
+    n: usize,
+    dst: &mut [u8],
+) -> usize {
     match typesize {
-        2 => unshuffle_ts::<2>(src, dst),
-        4 => unshuffle_ts::<4>(src, dst),
-        8 => unshuffle_ts::<8>(src, dst),
-        16 => unshuffle_ts::<16>(src, dst),
+        2 => unshuffle_ts::<2>(row, n, dst),
+        4 => unshuffle_ts::<4>(row, n, dst),
+        8 => unshuffle_ts::<8>(row, n, dst),
+        16 => unshuffle_ts::<16>(row, n, dst),
         _ => 0,
     }
 }
