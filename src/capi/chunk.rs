@@ -14,7 +14,7 @@ use libc::{c_char, c_int, c_void};
 
 use crate::capi::library::guard;
 use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context, OwnedContext};
-use crate::capi::schunk::schunk_layout;
+use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks};
 use crate::capi::tuner;
 use crate::capi::types::*;
 use crate::chunk::header::{
@@ -239,8 +239,15 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
         }
         // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
         let layout = unsafe { schunk_layout(d.schunk) };
-        Context::new_decompress(&d, |p| p.layout = layout)
-            .map_or(ptr::null_mut(), Context::into_handle)
+        let mut ctx = match Context::new_decompress(&d, |p| p.layout = layout) {
+            Ok(ctx) => ctx,
+            Err(_) => return ptr::null_mut(),
+        };
+        // Lazy chunks of that super-chunk (`blosc2_schunk_get_lazychunk`) decompress with this
+        // context as with `schunk->dctx`: their blocks come from its frame.
+        // SAFETY: as above; the super-chunk outlives the context's uses, per the same contract.
+        ctx.lazy_blocks = unsafe { schunk_lazy_blocks(d.schunk) };
+        ctx.into_handle()
     })
 }
 

@@ -298,24 +298,46 @@ impl Drop for SchunkHandle {
 }
 
 /// The blocks of the lazy chunks a handle's frame hands out, for its `dctx` (so C code can
-/// decompress a `blosc2_schunk_get_lazychunk` result with `schunk->dctx`, as with c-blosc2).
+/// decompress a `blosc2_schunk_get_lazychunk` result with `schunk->dctx`, as with c-blosc2) and
+/// for the contexts C creates with `dparams.schunk` set to the handle (see
+/// [`schunk_lazy_blocks`]).
 struct HandleBlocks(*const SchunkHandle);
 
-// SAFETY: the pointer is the boxed handle that owns the context holding this reader; the
-// handle frees that context before it goes away, and frame reads are positional (`&self`).
+// SAFETY: the pointer is a boxed handle that outlives the contexts reading through it: the
+// handle's own `dctx` is freed before the handle goes away, and a context C creates for a
+// super-chunk may be used only while that super-chunk lives (c-blosc2's contexts dereference
+// their `schunk` as well). Frame reads are positional (`&self`).
 unsafe impl Send for HandleBlocks {}
 // SAFETY: as for Send.
 unsafe impl Sync for HandleBlocks {}
 
 impl LazyBlocks for HandleBlocks {
     fn read_block(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: i32) -> Result<Vec<u8>> {
-        // SAFETY: see the Send impl: the handle outlives its contexts.
+        // SAFETY: see the Send impl: the handle outlives the contexts reading through it.
         let h = unsafe { &*self.0 };
-        h.schunk
-            .frame()
-            .ok_or(Error::Data)?
-            .read_block(nchunk, chunk_offset, offset, len)
+        // A super-chunk without a frame has no blocks to give: c-blosc2 refuses a lazy chunk
+        // then with BLOSC2_ERROR_INVALID_PARAM, as when the context has no super-chunk. Lazy
+        // chunks only come from frames in files; c-blosc2 opens the frame's urlpath to read
+        // their blocks, which fails with BLOSC2_ERROR_FILE_OPEN for a frame in memory.
+        let frame = h.schunk.frame().ok_or(Error::InvalidParam)?;
+        if h.schunk.storage().urlpath.is_none() {
+            return Err(Error::FileOpen);
+        }
+        frame.read_block(nchunk, chunk_offset, offset, len)
     }
+}
+
+/// Where a context C creates with `dparams.schunk` set reads lazy chunks' blocks: that
+/// super-chunk's frame, as c-blosc2 3.3.5 reads them through its context's `schunk->frame`
+/// (None for NULL).
+///
+/// # Safety
+/// `schunk` is NULL or a `blosc2_schunk *` this library handed out and has not freed, and it
+/// lives as long as the context is used (c-blosc2's contract for `dparams.schunk`).
+pub(crate) unsafe fn schunk_lazy_blocks(schunk: *mut c_void) -> Option<Arc<dyn LazyBlocks + Send>> {
+    // SAFETY: forwarded contract.
+    unsafe { handle(schunk.cast::<blosc2_schunk>()) }
+        .map(|h| Arc::new(HandleBlocks(h as *const SchunkHandle)) as Arc<dyn LazyBlocks + Send>)
 }
 
 /// Gives a super-chunk to C (freed by `blosc2_schunk_free`), with the default I/O.
