@@ -727,6 +727,58 @@ static void refresh(void) {
   printf("  refresh NULL -> %d\n", b2nd_refresh(NULL));
 }
 
+/* Slice arguments outside the array: the codes c-blosc2 3.3.5 returns where it refuses them
+ * (where it returns 0 and reads or writes outside the array, ours refuses: not printed). */
+static void slice_arguments(void) {
+  printf("slice arguments\n");
+  int64_t shape[2] = {10, 10};
+  int32_t cs[2] = {5, 5}, bs[2] = {5, 5};
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 8;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  blosc2_storage st = {.cparams = &cp, .dparams = &dp};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, cs, bs, NULL, 0, NULL, 0);
+  b2nd_array_t *a = NULL;
+  double seven = 7.0;
+  CHECK(b2nd_full(ctx, &a, &seven) == 0, "slice arguments: full");
+  static double buf[400];
+  int64_t bsh[2] = {20, 20}, small[2] = {2, 2};
+  struct {
+    const char *name;
+    int64_t start[2], stop[2];
+    bool get_slice;
+  } cases[] = {
+      {"inside", {0, 0}, {2, 2}, true},      {"stop past dim 0", {0, 0}, {11, 5}, false},
+      {"start -1", {-1, 0}, {2, 5}, true},   {"empty", {3, 3}, {3, 3}, true},
+      {"start at the end", {10, 0}, {10, 5}, true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int get = b2nd_get_slice_cbuffer(a, cases[i].start, cases[i].stop, buf, bsh, sizeof buf);
+    int set = b2nd_set_slice_cbuffer(buf, bsh, sizeof buf, cases[i].start, cases[i].stop, a);
+    printf("  %s: get %d set %d", cases[i].name, get, set);
+    if (cases[i].get_slice) {
+      b2nd_array_t *v = NULL;
+      int rc = b2nd_get_slice(ctx, &v, a, cases[i].start, cases[i].stop);
+      printf(" get_slice %d", rc);
+      if (rc == 0 && v != NULL) {
+        printf(" shape %lld,%lld", (long long)v->shape[0], (long long)v->shape[1]);
+        b2nd_free(v);
+      }
+    }
+    printf("\n");
+  }
+  int64_t s[2] = {0, 0}, e[2] = {4, 4};
+  printf("  buffershape smaller than the slice: get %d set %d\n",
+         b2nd_get_slice_cbuffer(a, s, e, buf, small, sizeof buf),
+         b2nd_set_slice_cbuffer(buf, small, sizeof buf, s, e, a));
+  printf("  buffer too short: get %d set %d\n", b2nd_get_slice_cbuffer(a, s, e, buf, bsh, 8),
+         b2nd_set_slice_cbuffer(buf, bsh, 8, s, e, a));
+  printf("  NULL buffer: get %d set %d\n", b2nd_get_slice_cbuffer(a, s, e, NULL, bsh, sizeof buf),
+         b2nd_set_slice_cbuffer(NULL, bsh, sizeof buf, s, e, a));
+  b2nd_free(a);
+  b2nd_free_ctx(ctx);
+}
+
 int main(void) {
   blosc2_init();
   strcpy(tmpdir, "/tmp/b2nd_array.XXXXXX");
@@ -736,6 +788,7 @@ int main(void) {
   views_and_concat();
   special_shapes();
   refresh();
+  slice_arguments();
 
   const int typesizes[] = {1, 2, 4, 8, 16};
   int ncase = 0;

@@ -327,8 +327,13 @@ pub fn check_slice(geom: &Geometry, start: &[i64], stop: &[i64]) -> Result<()> {
     if start.len() != ndim || stop.len() != ndim {
         return Err(Error::InvalidParam);
     }
+    // c-blosc2's codes: a slice reaching outside the array fails with FAILURE, one whose
+    // start passes its stop is an INVALID_PARAM.
     for d in 0..ndim {
-        if start[d] < 0 || start[d] > stop[d] || stop[d] > geom.shape[d] {
+        if start[d] < 0 || stop[d] > geom.shape[d] {
+            return Err(Error::Failure);
+        }
+        if start[d] > stop[d] {
             return Err(Error::InvalidParam);
         }
     }
