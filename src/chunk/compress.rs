@@ -10,7 +10,7 @@ use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, Dict};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// Everything the block compressor needs that is the same for all blocks of one call.
 struct BlockJob<'a> {
@@ -539,12 +539,28 @@ fn compress_blocks_parallel(
     });
     let next_block = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // Signalled whenever the next block to write moves on or the run stops.
+    let advanced = Condvar::new();
+    // How far ahead of the next block to write a thread may start a block: finished blocks
+    // wait in buffers of their own, so without a bound a thread that runs while another is
+    // descheduled would stash most of the chunk (megabytes of peak RSS on a busy machine).
+    let window = 2 * pool.nthreads();
     pool.run(&|worker| {
         let mut buf = lock(&placement).spare.pop().unwrap_or_default();
         'blocks: while !stop.load(Ordering::Relaxed) {
             let nblock = next_block.fetch_add(1, Ordering::Relaxed);
             if nblock >= job.nblocks {
                 break;
+            }
+            if nblock >= window {
+                // The thread holding block `next` is running (it took it), so this ends.
+                let mut st = lock(&placement);
+                while st.next + window <= nblock && !stop.load(Ordering::Relaxed) {
+                    st = advanced.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
             }
             let need = job.max_block_out(nblock);
             let r = with_scratch(|s| compress_block(job, nblock, worker, reuse(&mut buf, need), s));
@@ -554,6 +570,7 @@ fn compress_blocks_parallel(
                 r => {
                     st.fail(nblock, r.err());
                     stop.store(true, Ordering::Relaxed);
+                    advanced.notify_all();
                     break;
                 }
             };
@@ -570,6 +587,7 @@ fn compress_blocks_parallel(
                     let nblock = st.next;
                     st.fail(nblock, None);
                     stop.store(true, Ordering::Relaxed);
+                    advanced.notify_all();
                     buf = data;
                     break 'blocks;
                 }
@@ -579,6 +597,7 @@ fn compress_blocks_parallel(
                 st.bstarts.push(start);
                 st.pos += n;
                 st.next += 1;
+                advanced.notify_all();
                 let following = st.next;
                 let following = st.waiting.get_mut(following).and_then(Option::take);
                 drop(st);

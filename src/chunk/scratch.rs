@@ -37,11 +37,14 @@ thread_local! {
     static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
 }
 
-/// `buf` holding at least `n` bytes, grown (zeroed once) only when it is shorter; the first `n`
-/// bytes hold whatever a previous call left there, so callers overwrite all of them.
+/// `buf` holding at least `n` bytes, grown only when it is shorter; the first `n` bytes hold
+/// whatever a previous call left there, so callers overwrite all of them. Grown as a fresh zeroed
+/// allocation rather than resized: a large one comes zeroed from the system and its pages count
+/// in RSS only once written, and a compressed block writes only what it compresses to.
 pub fn reuse(buf: &mut Vec<u8>, n: usize) -> &mut [u8] {
     if buf.len() < n {
-        buf.resize(n, 0);
+        *buf = Vec::new();
+        *buf = vec![0u8; n];
     }
     &mut buf[..n]
 }
