@@ -279,15 +279,7 @@ impl<'a> Chunk<'a> {
             return Ok(false);
         }
         let (nstreams, neblock) = self.stream_layout(nblock, blen)?;
-        let (bytedelta, steps) = match bw.steps {
-            [(pipeline::BYTEDELTA, m), rest @ ..]
-                if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
-                    && bytedelta::has_backward_unshuffle(nstreams) =>
-            {
-                (true, rest)
-            }
-            steps => (false, steps),
-        };
+        let (bytedelta, steps) = fused_bytedelta(bw, nstreams);
         let shuffled = match (steps, dref) {
             ([], _) if !bytedelta => false,
             ([(SHUFFLE, meta)], _) | ([(SHUFFLE, meta), (DELTA, _)], Some(_))
@@ -533,6 +525,20 @@ impl<'a> Chunk<'a> {
 /// Most byte streams [`scattered_unshuffle`] takes (typesizes above keep the plain path).
 const MAX_SCATTERED_STREAMS: usize = 32;
 
+/// Whether the backward steps open with a BYTEDELTA over `nstreams` streams that a fused
+/// BYTEDELTA+unshuffle kernel can undo, and the steps left after it.
+fn fused_bytedelta<'b>(bw: &Backward<'b>, nstreams: usize) -> (bool, &'b [(u8, u8)]) {
+    match bw.steps {
+        [(pipeline::BYTEDELTA, m), rest @ ..]
+            if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
+                && bytedelta::has_backward_unshuffle(nstreams) =>
+        {
+            (true, rest)
+        }
+        steps => (false, steps),
+    }
+}
+
 /// When a block's first backward step is a SHUFFLE whose byte streams are exactly the codec's
 /// streams (and no postfilter wants the unfiltered block), the unshuffle can read each stream
 /// where it is, in the decoder's buffer or, when stored as it is, in the chunk: returns the
@@ -544,15 +550,7 @@ fn scattered_unshuffle<'b>(
     neblock: usize,
     bsize: usize,
 ) -> Option<(&'b [(u8, u8)], bool)> {
-    let (bytedelta, steps) = match bw.steps {
-        [(pipeline::BYTEDELTA, m), rest @ ..]
-            if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
-                && bytedelta::has_backward_unshuffle(nstreams) =>
-        {
-            (true, rest)
-        }
-        steps => (false, steps),
-    };
+    let (bytedelta, steps) = fused_bytedelta(bw, nstreams);
     let (&(f, meta), rest) = steps.split_first()?;
     let fits = f == SHUFFLE
         && nstreams > 1

@@ -387,18 +387,7 @@ impl Frame {
                 store,
                 offset: base,
             } => {
-                let cbytes = self.header.cbytes;
-                if offset > cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
-                    return Err(Error::InvalidHeader);
-                }
-                let pos = base + self.header.header_len as u64 + offset as u64;
-                let mut head = [0u8; EXTENDED_HEADER_LENGTH];
-                read_exact_at(&**store, pos, &mut head)?;
-                let h = ChunkHeader::parse(&head)?;
-                if (h.cbytes as usize) < EXTENDED_HEADER_LENGTH || offset + h.cbytes as i64 > cbytes
-                {
-                    return Err(Error::InvalidHeader);
-                }
+                let (pos, _, h) = self.contiguous_chunk_head(&**store, *base, offset)?;
                 let len = h.cbytes as usize;
                 if let Some(all) = store.as_slice() {
                     let start = pos as usize;
@@ -410,6 +399,28 @@ impl Frame {
                 Ok(Cow::Owned(read_vec(&**store, pos, len)?))
             }
         }
+    }
+
+    /// Where the chunk at `offset` of a contiguous frame starting at `base` of `store` is, its
+    /// header bytes and the header parsed, checked to lie inside the frame's chunk area.
+    fn contiguous_chunk_head(
+        &self,
+        store: &dyn ByteStore,
+        base: u64,
+        offset: i64,
+    ) -> Result<(u64, [u8; EXTENDED_HEADER_LENGTH], ChunkHeader)> {
+        let cbytes = self.header.cbytes;
+        if offset > cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
+            return Err(Error::InvalidHeader);
+        }
+        let pos = base + self.header.header_len as u64 + offset as u64;
+        let mut head = [0u8; EXTENDED_HEADER_LENGTH];
+        read_exact_at(store, pos, &mut head)?;
+        let h = ChunkHeader::parse(&head)?;
+        if (h.cbytes as usize) < EXTENDED_HEADER_LENGTH || offset + h.cbytes as i64 > cbytes {
+            return Err(Error::InvalidHeader);
+        }
+        Ok((pos, head, h))
     }
 
     /// Chunk `n` as a copy of the frame needs it: its first [`EXTENDED_HEADER_LENGTH`] bytes (for
@@ -438,18 +449,8 @@ impl Frame {
                 store,
                 offset: base,
             } => {
-                let cbytes = self.header.cbytes;
-                if offset > cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
-                    return Err(Error::InvalidHeader);
-                }
-                let pos = base + self.header.header_len as u64 + offset as u64;
-                let head = read_vec(&**store, pos, EXTENDED_HEADER_LENGTH)?;
-                let h = ChunkHeader::parse(&head)?;
-                if (h.cbytes as usize) < EXTENDED_HEADER_LENGTH || offset + h.cbytes as i64 > cbytes
-                {
-                    return Err(Error::InvalidHeader);
-                }
-                (head, ChunkPlace::InStore(pos))
+                let (pos, head, _) = self.contiguous_chunk_head(&**store, *base, offset)?;
+                (head.to_vec(), ChunkPlace::InStore(pos))
             }
         };
         Ok((head, Some(place)))
