@@ -324,34 +324,17 @@ impl<'a> Chunk<'a> {
             if !shuffled && j * neblock >= to {
                 break;
             }
-            if src.len() < 4 {
-                return Err(Error::ReadBuffer);
-            }
-            let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
-            src = &src[4..];
             let o = &mut decoded[j * neblock..(j + 1) * neblock];
-            if csize == 0 {
-                o[lo..hi].fill(0);
-            } else if csize < 0 {
-                let token = *src.first().ok_or(Error::ReadBuffer)?;
-                src = &src[1..];
-                if token & 1 == 0 || csize < -255 {
-                    return Err(Error::RunLength);
-                }
-                o[lo..hi].fill((-csize) as u8);
-            } else {
-                let csize = csize as usize;
-                if src.len() < csize {
-                    return Err(Error::ReadBuffer);
-                }
-                let cdata = &src[..csize];
-                src = &src[csize..];
-                if csize == neblock {
-                    raw[j] = Some(cdata);
-                } else if hi > lo {
-                    let n = decode_stream_prefix(h, cdata, o, hi, &dict, bw.dparams, codec)?;
-                    if n < hi {
-                        return Err(Error::Data);
+            match next_stream(&mut src)? {
+                Stream::Repeat(byte) => o[lo..hi].fill(byte),
+                Stream::Coded(cdata) => {
+                    if cdata.len() == neblock {
+                        raw[j] = Some(cdata);
+                    } else if hi > lo {
+                        let n = decode_stream_prefix(h, cdata, o, hi, &dict, bw.dparams, codec)?;
+                        if n < hi {
+                            return Err(Error::Data);
+                        }
                     }
                 }
             }
@@ -483,43 +466,57 @@ impl<'a> Chunk<'a> {
         let neblock = out.len() / nstreams;
         let dict = self.dict();
         for j in 0..nstreams {
-            if src.len() < 4 {
-                return Err(Error::ReadBuffer);
-            }
-            let csize = i32::from_le_bytes([src[0], src[1], src[2], src[3]]);
-            src = &src[4..];
             let o = &mut out[j * neblock..(j + 1) * neblock];
-            if csize == 0 {
-                o.fill(0);
-            } else if csize < 0 {
-                let token = *src.first().ok_or(Error::ReadBuffer)?;
-                src = &src[1..];
-                if token & 1 == 0 || csize < -255 {
-                    return Err(Error::RunLength);
-                }
-                o.fill((-csize) as u8);
-            } else {
-                let csize = csize as usize;
-                if src.len() < csize {
-                    return Err(Error::ReadBuffer);
-                }
-                let cdata = &src[..csize];
-                src = &src[csize..];
-                if csize == neblock {
-                    match raw.as_deref_mut() {
-                        Some(r) => r[j] = Some(cdata),
-                        None => copy_bytes(o, cdata),
+            match next_stream(&mut src)? {
+                Stream::Repeat(byte) => o.fill(byte),
+                Stream::Coded(cdata) => {
+                    if cdata.len() == neblock {
+                        match raw.as_deref_mut() {
+                            Some(r) => r[j] = Some(cdata),
+                            None => copy_bytes(o, cdata),
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                let n = decode_stream(h, cdata, o, &dict, dparams, codec)?;
-                if n != neblock {
-                    return Err(Error::Data);
+                    let n = decode_stream(h, cdata, o, &dict, dparams, codec)?;
+                    if n != neblock {
+                        return Err(Error::Data);
+                    }
                 }
             }
         }
         Ok(())
     }
+}
+
+/// One codec stream of a block, as its 4-byte size announces it.
+enum Stream<'s> {
+    /// Zeros (size 0) or a run of one byte (negative size, then a token byte).
+    Repeat(u8),
+    /// The stream's bytes: coded, or the stream stored as it is when as long as the stream.
+    Coded(&'s [u8]),
+}
+
+/// Reads the next stream of a block from `src` and moves `src` past it.
+fn next_stream<'s>(src: &mut &'s [u8]) -> Result<Stream<'s>> {
+    let rest: &'s [u8] = src;
+    let head = rest.get(..4).ok_or(Error::ReadBuffer)?;
+    let csize = i32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    let rest = &rest[4..];
+    if csize == 0 {
+        *src = rest;
+        return Ok(Stream::Repeat(0));
+    }
+    if csize < 0 {
+        let token = *rest.first().ok_or(Error::ReadBuffer)?;
+        *src = &rest[1..];
+        if token & 1 == 0 || csize < -255 {
+            return Err(Error::RunLength);
+        }
+        return Ok(Stream::Repeat((-csize) as u8));
+    }
+    let cdata = rest.get(..csize as usize).ok_or(Error::ReadBuffer)?;
+    *src = &rest[csize as usize..];
+    Ok(Stream::Coded(cdata))
 }
 
 /// Most byte streams [`scattered_unshuffle`] takes (typesizes above keep the plain path).
