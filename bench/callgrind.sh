@@ -2,6 +2,7 @@
 # Instruction counts (callgrind) of one chunk operation for ours and the reference, side by side.
 #
 #   bench/callgrind.sh WORKLOAD OP [ITERS]   (see bench/profile.c; e.g. lz4 decompress 3)
+#   bench/callgrind.sh b2nd slab|column|box [ITERS]   (bench/profile_b2nd.c: bench.c's slices)
 #
 # Prints the instructions per call (the warm-up call included in the average) of each library and the ratio reference/ours (higher is
 # better for ours). Keeps the callgrind files in target/bench/ for callgrind_annotate.
@@ -11,11 +12,13 @@ w=$1 op=$2 iters=${3:-3}
 ref=$(capi-tests/get-reference.sh)
 out=target/bench
 mkdir -p "$out"
-${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -I"$ref/include" bench/profile.c -o "$out/profile" -ldl -lm
+prog=profile args=("$w" "$op")
+[ "$w" = b2nd ] && prog=profile_b2nd args=("$op")
+${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -I"$ref/include" "bench/$prog.c" -o "$out/$prog" -ldl -lm
 count() {
   local f="$out/callgrind.$1.$w.$op"
   valgrind --tool=callgrind --toggle-collect=run_ops --callgrind-out-file="$f" \
-    "$out/profile" "$2" "$w" "$op" "$iters" >/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
+    "$out/$prog" "$2" "${args[@]}" "$iters" >/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
   sed -n 's/^summary: *//p' "$f" | awk -v n="$((iters + 1))" '{printf "%.0f\n", $1 / n}'
 }
 ours=$(count ours "$PWD/target/release/libblosc2.so")

@@ -5,6 +5,7 @@
 //! codecs, split modes and filter pipelines; getitem is checked on ranges starting and ending
 //! at every position of a block's first and last items and across block boundaries.
 
+use blosc2::chunk::decompress::BlockSpan;
 use blosc2::chunk::header::{ChunkHeader, DELTA, SHUFFLE};
 use blosc2::chunk::params::{ALWAYS_SPLIT, NEVER_SPLIT};
 use blosc2::chunk::pipeline::BYTEDELTA;
@@ -91,6 +92,83 @@ fn check(p: &CParams, data: &[u8], what: &str) {
             got == data[start..start + len],
             "{what}: getitem({start}, {len}) gave other bytes"
         );
+    }
+    check_block_parts(&d, &chunk, data, bs, p.typesize as usize, what);
+}
+
+/// `for_each_block_part` over every block, with spans used densely (unshuffled whole) and
+/// sparsely (gathered run by run from the streams): runs at every alignment give the data's
+/// bytes, and runs outside the span are refused (or right, for blocks decoded whole).
+fn check_block_parts(
+    d: &Decompressor,
+    chunk: &[u8],
+    data: &[u8],
+    bs: usize,
+    ts: usize,
+    what: &str,
+) {
+    let nblocks = data.len().div_ceil(bs);
+    let blen = |b: usize| bs.min(data.len() - b * bs);
+    // (from, to, used) of a block of `blen` bytes and items of `ts`.
+    type SpanOf = fn(usize, usize) -> (usize, usize, usize);
+    let cases: [(&str, SpanOf); 4] = [
+        ("whole", |blen, _| (0, blen, blen)),
+        ("sparse", |blen, ts| (ts.min(blen - 1), blen, 1)),
+        ("one item", |blen, ts| {
+            let at = blen / 2 / ts * ts;
+            (at, (at + ts).min(blen), ts)
+        }),
+        ("dense tail", |blen, ts| {
+            (blen / 3, blen - ts.min(blen / 2), blen)
+        }),
+    ];
+    for (case, span_of) in cases {
+        let spans: Vec<BlockSpan> = (0..nblocks)
+            .map(|b| {
+                let (from, to, used) = span_of(blen(b), ts);
+                BlockSpan {
+                    nblock: b,
+                    from,
+                    to,
+                    used,
+                }
+            })
+            .collect();
+        let mut seen = 0;
+        let handled = d
+            .for_each_block_part(chunk, &spans, |k, part| {
+                let BlockSpan {
+                    nblock, from, to, ..
+                } = spans[k];
+                let base = nblock * bs;
+                let mut at = from;
+                let mut len = 1;
+                while at < to {
+                    let n = len.min(to - at);
+                    let mut got = vec![0xA5u8; n];
+                    part.copy_to(at, &mut got)?;
+                    assert!(
+                        got == data[base + at..base + at + n],
+                        "{what} {case}: block {nblock} bytes {at}+{n}"
+                    );
+                    at += n;
+                    len = len * 3 + ts;
+                }
+                // Outside the span: refused, or right where the block was decoded whole.
+                let blen = blen(nblock);
+                for (at, n) in [(to - 1, 2), (from.wrapping_sub(1), 1), (blen, 1)] {
+                    let mut got = vec![0u8; n];
+                    if part.copy_to(at, &mut got).is_ok() {
+                        assert!(at + n <= blen, "{what} {case}: past the block");
+                        assert!(got == data[base + at..base + at + n], "{what} {case}");
+                    }
+                }
+                seen += 1;
+                Ok(())
+            })
+            .unwrap();
+        assert!(handled, "{what} {case}");
+        assert_eq!(seen, nblocks, "{what} {case}");
     }
 }
 

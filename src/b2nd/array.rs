@@ -10,6 +10,7 @@ use super::shape::{for_each_index, strides, Geometry};
 use super::slice::{check_slice, copy_buffer, for_each_block, for_each_chunk, Part, PartCopier};
 use super::store::{ChunkStore, MemStore};
 use super::MAX_DIM;
+use crate::chunk::decompress::BlockSpan;
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
 use crate::{Error, Result};
@@ -401,23 +402,23 @@ impl<S: ChunkStore> Array<S> {
             return self.get_chunks_in_parallel(&chunks, start, stop, &copier, buffer);
         }
         let mut parts = Vec::new();
-        let mut wanted = Vec::new();
+        let mut spans = Vec::new();
         let mut data = Scratch::chunk_data();
         for (nchunk, coords) in &chunks {
-            self.plan_chunk(coords, start, stop, &copier, &mut parts, &mut wanted);
+            self.plan_chunk(coords, start, stop, &copier, &mut parts, &mut spans);
             // With threads and several blocks to decode, the chunk path below shares them
-            // out; otherwise each block is copied out while it is still in cache.
+            // out; otherwise each block's part is copied out as it is decoded.
             if nthreads > 1 && parts.len() >= PARALLEL_MIN_BLOCKS
-                || !self.stream_chunk(*nchunk, &parts, &wanted, &copier, buffer)?
+                || !self.stream_chunk(*nchunk, &parts, &spans, &copier, buffer)?
             {
-                self.copy_from_whole_chunk(*nchunk, &parts, &wanted, &copier, &mut data, buffer)?;
+                self.copy_from_whole_chunk(*nchunk, &parts, &copier, &mut data, buffer)?;
             }
         }
         Ok(())
     }
 
     /// The parts of the slice `[start, stop)` in the blocks of the chunk at `coords`, and
-    /// which of its blocks they are in.
+    /// the bytes of its block that each spans.
     fn plan_chunk(
         &self,
         coords: &[i64],
@@ -425,38 +426,39 @@ impl<S: ChunkStore> Array<S> {
         stop: &[i64],
         copier: &PartCopier,
         parts: &mut Vec<Part>,
-        wanted: &mut Vec<bool>,
+        spans: &mut Vec<BlockSpan>,
     ) {
         parts.clear();
-        wanted.clear();
-        wanted.resize(self.geom.nblocks(), false);
+        spans.clear();
         // for_each_block calls nothing that fails.
         let _ = for_each_block(&self.geom, coords, start, stop, |p| {
-            wanted[p.nblock] = true;
-            parts.push(copier.part(&p));
+            let part = copier.part(&p);
+            let (from, to) = copier.span(&part);
+            spans.push(BlockSpan {
+                nblock: p.nblock,
+                from,
+                to,
+                used: copier.part_bytes(&part),
+            });
+            parts.push(part);
             Ok(())
         });
     }
 
-    /// Decodes the blocks of chunk `nchunk` that `parts` lie in one at a time and copies the
-    /// parts out of each; `Ok(false)`, nothing copied, for a chunk that must be read whole.
+    /// Decodes the parts of the blocks of chunk `nchunk` one at a time and copies each out;
+    /// `Ok(false)`, nothing copied, for a chunk that must be read whole.
     fn stream_chunk(
         &self,
         nchunk: i64,
         parts: &[Part],
-        wanted: &[bool],
+        spans: &[BlockSpan],
         copier: &PartCopier,
         buffer: &mut [u8],
     ) -> Result<bool> {
-        let bn = self.geom.block_nbytes();
-        let mut next = parts.iter();
         self.store
-            .for_each_block(nchunk, wanted, &mut |nblock, block| {
-                let part = next.next().ok_or(Error::Data)?;
-                if part.nblock != nblock || block.len() != bn {
-                    return Err(Error::Data);
-                }
-                copier.copy(part, block, buffer)
+            .for_each_block_part(nchunk, spans, &mut |k, block| {
+                let part = parts.get(k).ok_or(Error::Data)?;
+                copier.copy_decoded(part, block, buffer)
             })
     }
 
@@ -466,13 +468,15 @@ impl<S: ChunkStore> Array<S> {
         &self,
         nchunk: i64,
         parts: &[Part],
-        wanted: &[bool],
         copier: &PartCopier,
         data: &mut Vec<u8>,
         buffer: &mut [u8],
     ) -> Result<()> {
         let bn = self.geom.block_nbytes();
-        let mask: Vec<bool> = wanted.iter().map(|w| !w).collect();
+        let mut mask = vec![true; self.geom.nblocks()];
+        for part in parts {
+            *mask.get_mut(part.nblock).ok_or(Error::Data)? = false;
+        }
         let mask = mask.iter().any(|m| *m).then_some(&mask[..]);
         self.read_chunk(nchunk, mask, data)?;
         for part in parts {
@@ -508,18 +512,15 @@ impl<S: ChunkStore> Array<S> {
         let whole: Mutex<Vec<usize>> = Mutex::new(Vec::new());
         self.store.for_each_item(chunks.len(), &|i| {
             let (nchunk, coords) = &chunks[i];
-            let (mut parts, mut wanted) = (Vec::new(), Vec::new());
-            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut wanted);
-            let bn = self.geom.block_nbytes();
-            let mut next = parts.iter();
+            let (mut parts, mut spans) = (Vec::new(), Vec::new());
+            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut spans);
             let streamed = self
                 .store
-                .for_each_block(*nchunk, &wanted, &mut |nblock, block| {
-                    let part = next.next().ok_or(Error::Data)?;
-                    if part.nblock != nblock || block.len() != bn {
-                        return Err(Error::Data);
-                    }
-                    copier.copy_to_row_groups(part, block, &groups, rows_per_group)
+                .for_each_block_part(*nchunk, &spans, &mut |k, block| {
+                    let part = parts.get(k).ok_or(Error::Data)?;
+                    copier.copy_to_row_groups(part, &groups, rows_per_group, |sub, rows| {
+                        copier.copy_decoded(sub, block, rows)
+                    })
                 })?;
             if !streamed {
                 whole.lock().unwrap_or_else(|e| e.into_inner()).push(i);
@@ -532,12 +533,12 @@ impl<S: ChunkStore> Array<S> {
         }
         whole.sort_unstable();
         drop(groups);
-        let (mut parts, mut wanted) = (Vec::new(), Vec::new());
+        let (mut parts, mut spans) = (Vec::new(), Vec::new());
         let mut data = Scratch::chunk_data();
         for i in whole {
             let (nchunk, coords) = &chunks[i];
-            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut wanted);
-            self.copy_from_whole_chunk(*nchunk, &parts, &wanted, copier, &mut data, buffer)?;
+            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut spans);
+            self.copy_from_whole_chunk(*nchunk, &parts, copier, &mut data, buffer)?;
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ use std::path::Path;
 use super::array::{Array, Params};
 use super::meta::DEFAULT_DTYPE;
 use super::store::{compress_with, decompress_defined, ChunkStore};
+use crate::chunk::decompress::{BlockSpan, DecodedPart};
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
 use crate::frame::lock::LockGuard;
@@ -61,15 +62,15 @@ impl ChunkStore for Schunk {
         let chunk = self.get_chunk(nchunk)?;
         decompress_defined(self.decompressor(), &chunk, dst, maskout)
     }
-    fn for_each_block(
+    fn for_each_block_part(
         &self,
         nchunk: i64,
-        wanted: &[bool],
-        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+        spans: &[BlockSpan],
+        f: &mut dyn FnMut(usize, &DecodedPart<'_>) -> Result<()>,
     ) -> Result<bool> {
         let _held = self.hold(false)?;
         let chunk = self.get_chunk(nchunk)?;
-        self.decompressor().for_each_block(&chunk, wanted, f)
+        self.decompressor().for_each_block_part(&chunk, spans, f)
     }
     fn for_each_item(&self, nitems: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
         self.decompressor().for_each_item(nitems, f)

@@ -2,6 +2,7 @@
 
 use super::shape::{for_each_index, strides, Geometry};
 use super::MAX_DIM;
+use crate::chunk::decompress::DecodedPart;
 use crate::{Error, Result};
 use std::sync::Mutex;
 
@@ -184,9 +185,51 @@ impl PartCopier {
         part
     }
 
+    /// Bytes `from..to` of its block that `part` spans: from its first item to the end of its
+    /// last.
+    pub fn span(&self, part: &Part) -> (usize, usize) {
+        let (mut from, mut last) = (0usize, 0usize);
+        for d in 0..self.ndim {
+            from += part.src[d].max(0) as usize * self.block_strides[d];
+            last += (part.len[d] - 1).max(0) as usize * self.block_strides[d];
+        }
+        (from, from + last + self.itemsize)
+    }
+
+    /// Bytes of the items of `part`.
+    pub fn part_bytes(&self, part: &Part) -> usize {
+        (0..self.ndim).fold(self.itemsize, |n, d| {
+            n.saturating_mul(part.len[d].max(0) as usize)
+        })
+    }
+
     /// Copies `part` from its decoded `block` into `buffer`; `Error::Data` (nothing copied)
     /// when either is too short for it.
     pub fn copy(&self, part: &Part, block: &[u8], buffer: &mut [u8]) -> Result<()> {
+        self.copy_runs(part, block.len(), buffer, |at, out| {
+            copy_run(out, &block[at..at + out.len()]);
+            Ok(())
+        })
+    }
+
+    /// Copies `part` from the bytes of its block decoded by `for_each_block_part` (which
+    /// unshuffles each contiguous run straight into the buffer) into `buffer`.
+    pub fn copy_decoded(&self, part: &Part, block: &DecodedPart, buffer: &mut [u8]) -> Result<()> {
+        // `copy_to` checks each run against the bytes decoded.
+        self.copy_runs(part, usize::MAX, buffer, |at, out| block.copy_to(at, out))
+    }
+
+    /// Calls `run(offset in the block, where in the buffer)` for each contiguous run of `part`;
+    /// `Error::Data` (nothing copied) when the buffer or a block of `block_len` bytes is too
+    /// short for it.
+    #[inline(always)]
+    fn copy_runs(
+        &self,
+        part: &Part,
+        block_len: usize,
+        buffer: &mut [u8],
+        mut copy: impl FnMut(usize, &mut [u8]) -> Result<()>,
+    ) -> Result<()> {
         let nd = self.ndim;
         let (bst, tst) = (&self.block_strides, &self.buffer_strides);
         // Trailing dimensions the part spans whole in both block and buffer merge into one
@@ -215,12 +258,11 @@ impl PartCopier {
                 dst_end += (n - 1) as usize * tst[d];
             }
         }
-        if src_off + src_end > block.len() || dst_off + dst_end > buffer.len() {
+        if src_off + src_end > block_len || dst_off + dst_end > buffer.len() {
             return Err(Error::Data);
         }
         if outer == 0 {
-            buffer[dst_off..dst_off + run].copy_from_slice(&block[src_off..src_off + run]);
-            return Ok(());
+            return copy(src_off, &mut buffer[dst_off..dst_off + run]);
         }
         let inner = outer - 1;
         let rows = part.len[inner] as usize;
@@ -233,7 +275,7 @@ impl PartCopier {
                 t += idx[d] as usize * tst[d];
             }
             for _ in 0..rows {
-                copy_run(&mut buffer[t..t + run], &block[s..s + run]);
+                copy(s, &mut buffer[t..t + run])?;
                 s += sstep;
                 t += tstep;
             }
@@ -263,15 +305,16 @@ impl PartCopier {
         }
     }
 
-    /// [`copy`](Self::copy) into a buffer split along its first dimension into groups of
-    /// `rows_per_group` rows, each behind its own lock: threads copying parts of different
-    /// chunks wait for each other only when they write the same rows.
+    /// `copy(sub_part, rows)` for the sub-parts of `part` in each group of `rows_per_group`
+    /// rows of a buffer split along its first dimension, each group behind its own lock:
+    /// threads copying parts of different chunks wait for each other only when they write the
+    /// same rows. `copy` is [`copy`](Self::copy) or [`copy_decoded`](Self::copy_decoded).
     pub fn copy_to_row_groups(
         &self,
         part: &Part,
-        block: &[u8],
         groups: &[Mutex<&mut [u8]>],
         rows_per_group: usize,
+        mut copy: impl FnMut(&Part, &mut [u8]) -> Result<()>,
     ) -> Result<()> {
         if self.ndim == 0 || rows_per_group == 0 {
             return Err(Error::Data);
@@ -288,7 +331,7 @@ impl PartCopier {
             sub.dst[0] = row - g * rpg;
             let group = groups.get(g as usize).ok_or(Error::Data)?;
             let mut rows = group.lock().unwrap_or_else(|e| e.into_inner());
-            self.copy(&sub, block, &mut rows)?;
+            copy(&sub, &mut rows)?;
             row = group_end;
         }
         Ok(())
@@ -497,7 +540,9 @@ mod tests {
                         }
                     }
                     let part = copier.part(&p);
-                    copier.copy_to_row_groups(&part, &block, &groups, rows_per_group)?;
+                    copier.copy_to_row_groups(&part, &groups, rows_per_group, |sub, rows| {
+                        copier.copy(sub, &block, rows)
+                    })?;
                     if rows_per_group == 1 {
                         copier.copy(&part, &block, &mut whole)?;
                     }

@@ -2,6 +2,7 @@
 //! c-blosc2), and an in-memory implementation.
 
 use super::scratch::Scratch;
+use crate::chunk::decompress::{BlockSpan, DecodedPart};
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::chunk::{special, CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::frame::lock::LockGuard;
@@ -44,14 +45,14 @@ pub trait ChunkStore: Sized + Sync {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize>;
-    /// Decodes the blocks of chunk `nchunk` that `wanted` marks one at a time, handing each to
-    /// `f` with its index (see `Decompressor::for_each_block`); `Ok(false)`, with `f` not
-    /// called, when the chunk must be decompressed whole instead.
-    fn for_each_block(
+    /// Decodes the byte spans of blocks of chunk `nchunk` one at a time,
+    /// handing each to `f` with its index in `spans` (see `Decompressor::for_each_block_part`);
+    /// `Ok(false)`, with `f` not called, when the chunk must be decompressed whole instead.
+    fn for_each_block_part(
         &self,
         nchunk: i64,
-        wanted: &[bool],
-        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+        spans: &[BlockSpan],
+        f: &mut dyn FnMut(usize, &DecodedPart<'_>) -> Result<()>,
     ) -> Result<bool>;
     /// Runs `f(item)` for every item in `0..nitems`, on the store's decompression threads
     /// when it has several; returns the error of the lowest failed item.
@@ -217,14 +218,15 @@ impl ChunkStore for MemStore {
         let chunk = &self.chunks[i];
         decompress_defined(&self.decompressor, chunk, dst, maskout)
     }
-    fn for_each_block(
+    fn for_each_block_part(
         &self,
         nchunk: i64,
-        wanted: &[bool],
-        f: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+        spans: &[BlockSpan],
+        f: &mut dyn FnMut(usize, &DecodedPart<'_>) -> Result<()>,
     ) -> Result<bool> {
         let i = self.index(nchunk, self.chunks.len())?;
-        self.decompressor.for_each_block(&self.chunks[i], wanted, f)
+        self.decompressor
+            .for_each_block_part(&self.chunks[i], spans, f)
     }
     fn for_each_item(&self, nitems: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
         self.decompressor.for_each_item(nitems, f)

@@ -256,12 +256,9 @@ impl<'a> Chunk<'a> {
     }
 
     /// Decodes bytes `from..to` of block `nblock` into `out` (`to - from` bytes), decoding each
-    /// stream only as far as those bytes need (LZ4 and BloscLZ stop early; see
-    /// `codecs::decompress_stream_prefix`) and unshuffling only their elements. Returns
-    /// `Ok(false)`, having written nothing, for blocks it does not do that way, which the caller
-    /// decodes whole: filters other than nothing or one SHUFFLE over the codec's streams (then
-    /// DELTA too for blocks after the first, against `dref`, block 0 decoded; before it a
-    /// BYTEDELTA over the same streams where a fused kernel exists), a postfilter.
+    /// stream only as far as those bytes need (see [`part_streams`](Self::part_streams)) and
+    /// unshuffling only their elements. Returns `Ok(false)`, having written nothing, for blocks
+    /// it does not do that way, which the caller decodes whole.
     #[allow(clippy::too_many_arguments)]
     fn decode_block_part(
         &self,
@@ -273,11 +270,90 @@ impl<'a> Chunk<'a> {
         dref: Option<&[u8]>,
         s: &mut Scratch,
     ) -> Result<bool> {
-        let h = &self.header;
-        let blen = self.block_len(nblock);
-        if bw.dparams.postfilter.is_some() || from >= to || to > blen {
+        if !self.part_decodable(bw, nblock, from, to) {
             return Ok(false);
         }
+        self.check_block_start(nblock)?;
+        s.ensure(self.header.blocksize as usize);
+        let block_src = self.block_src(nblock)?;
+        let blen = self.block_len(nblock);
+        let Scratch { bufs, codec, .. } = s;
+        let (decoded, others) = bufs.split_at_mut(1);
+        let Some(part) = self.part_streams(
+            bw,
+            nblock,
+            from,
+            to,
+            dref,
+            &block_src,
+            &mut decoded[0][..blen],
+            codec,
+        )?
+        else {
+            return Ok(false);
+        };
+        let (streams, nstreams) = (&part.streams, part.nstreams);
+        if !part.shuffled {
+            let neblock = blen / nstreams;
+            for (j, stream) in streams.iter().enumerate().take(nstreams) {
+                let (lo, hi) = part.wanted(j, neblock);
+                if hi > lo {
+                    let at = j * neblock + lo - from;
+                    copy_bytes(&mut out[at..at + hi - lo], &stream[lo..hi]);
+                }
+            }
+            return Ok(true);
+        }
+        let (first_elem, end_elem) = (part.first_elem, part.end_elem);
+        let mut elem_streams: [&[u8]; MAX_SCATTERED_STREAMS] = [&[]; MAX_SCATTERED_STREAMS];
+        for (e, stream) in elem_streams.iter_mut().zip(streams).take(nstreams) {
+            *e = &stream[first_elem..end_elem];
+        }
+        let elems_start = first_elem * nstreams;
+        if from == elems_start && to == end_elem * nstreams {
+            unshuffle_into(&elem_streams[..nstreams], out, part.bytedelta)?;
+        } else {
+            let elems = &mut others[0][..(end_elem - first_elem) * nstreams];
+            unshuffle_into(&elem_streams[..nstreams], elems, part.bytedelta)?;
+            copy_bytes(out, &elems[from - elems_start..to - elems_start]);
+        }
+        if let Some(d) = part.dref {
+            // DELTA after the first block is a plain XOR with block 0 (see filters::delta).
+            for (o, r) in out.iter_mut().zip(&d[from..to]) {
+                *o ^= r;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether [`part_streams`](Self::part_streams) may do bytes `from..to` of block `nblock`
+    /// (not a postfilter, a range inside the block).
+    fn part_decodable(&self, bw: &Backward<'_>, nblock: usize, from: usize, to: usize) -> bool {
+        bw.dparams.postfilter.is_none() && from < to && to <= self.block_len(nblock)
+    }
+
+    /// Decodes the codec streams of block `nblock` (its bytes `block_src`, into `decoded`, the
+    /// block's length) only as far as bytes `from..to` of the block need: LZ4 and BloscLZ stop
+    /// early (see `codecs::decompress_stream_prefix`), runs fill only the wanted bytes, streams
+    /// stored as they are stay in `block_src`. Returns `Ok(None)`, for the caller to decode
+    /// the block whole, unless its filters are nothing or one SHUFFLE over the codec's streams
+    /// (then DELTA too for blocks after the first, against `dref`, block 0 decoded; before it a
+    /// BYTEDELTA over the same streams where a fused kernel exists). The caller has checked
+    /// [`part_decodable`](Self::part_decodable) and the block's start.
+    #[allow(clippy::too_many_arguments)]
+    fn part_streams<'s>(
+        &self,
+        bw: &Backward<'_>,
+        nblock: usize,
+        from: usize,
+        to: usize,
+        dref: Option<&'s [u8]>,
+        block_src: &'s [u8],
+        decoded: &'s mut [u8],
+        codec: &mut codecs::CodecScratch,
+    ) -> Result<Option<PartStreams<'s>>> {
+        let h = &self.header;
+        let blen = decoded.len();
         let (nstreams, neblock) = self.stream_layout(nblock, blen)?;
         let (bytedelta, steps) = fused_bytedelta(bw, nstreams);
         let shuffled = match (steps, dref) {
@@ -287,7 +363,7 @@ impl<'a> Chunk<'a> {
             {
                 true
             }
-            _ => return Ok(false),
+            _ => return Ok(None),
         };
         let has_delta = steps.len() == 2;
         if nstreams * neblock != blen
@@ -295,32 +371,25 @@ impl<'a> Chunk<'a> {
             || (shuffled && nstreams < 2)
             || (has_delta && dref.is_none_or(|d| d.len() < to))
         {
-            return Ok(false);
+            return Ok(None);
         }
-        self.check_block_start(nblock)?;
-        s.ensure(h.blocksize as usize);
-        let block_src = self.block_src(nblock)?;
-        let mut src: &[u8] = &block_src;
-        let Scratch { bufs, codec, .. } = s;
-        let (decoded, others) = bufs.split_at_mut(1);
-        let decoded = &mut decoded[0][..blen];
-        // The bytes wanted of each stream: elements [first, end) of every stream when
-        // shuffled, else the part of `from..to` that falls in the stream.
-        // BYTEDELTA's running sums start at each stream's first byte.
-        let first_elem = if bytedelta { 0 } else { from / nstreams };
-        let end_elem = to.div_ceil(nstreams);
-        let wanted = |j: usize| -> (usize, usize) {
-            if shuffled {
-                (first_elem, end_elem)
-            } else {
-                let (lo, hi) = (j * neblock, (j + 1) * neblock);
-                (from.clamp(lo, hi) - lo, to.clamp(lo, hi) - lo)
-            }
+        let mut src = block_src;
+        let mut part = PartStreams {
+            streams: [&[]; MAX_SCATTERED_STREAMS],
+            nstreams,
+            shuffled,
+            bytedelta,
+            dref: if has_delta { dref } else { None },
+            from,
+            to,
+            // BYTEDELTA's running sums start at each stream's first byte.
+            first_elem: if bytedelta { 0 } else { from / nstreams },
+            end_elem: to.div_ceil(nstreams),
         };
         let dict = self.dict();
-        let mut raw: [Option<&[u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
+        let mut raw: [Option<&'s [u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
         for j in 0..nstreams {
-            let (lo, hi) = wanted(j);
+            let (lo, hi) = part.wanted(j, neblock);
             if !shuffled && j * neblock >= to {
                 break;
             }
@@ -339,37 +408,11 @@ impl<'a> Chunk<'a> {
                 }
             }
         }
-        if !shuffled {
-            for j in 0..nstreams {
-                let (lo, hi) = wanted(j);
-                if hi > lo {
-                    let stream = raw[j].unwrap_or(&decoded[j * neblock..(j + 1) * neblock]);
-                    let at = j * neblock + lo - from;
-                    copy_bytes(&mut out[at..at + hi - lo], &stream[lo..hi]);
-                }
-            }
-            return Ok(true);
+        let decoded: &'s [u8] = decoded;
+        for (j, (stream, r)) in part.streams.iter_mut().zip(raw).take(nstreams).enumerate() {
+            *stream = r.unwrap_or(&decoded[j * neblock..(j + 1) * neblock]);
         }
-        let mut streams: [&[u8]; MAX_SCATTERED_STREAMS] = [&[]; MAX_SCATTERED_STREAMS];
-        for (j, (stream, r)) in streams.iter_mut().zip(raw).take(nstreams).enumerate() {
-            let whole = r.unwrap_or(&decoded[j * neblock..(j + 1) * neblock]);
-            *stream = &whole[first_elem..end_elem];
-        }
-        let elems_start = first_elem * nstreams;
-        if from == elems_start && to == end_elem * nstreams {
-            unshuffle_into(&streams[..nstreams], out, bytedelta)?;
-        } else {
-            let elems = &mut others[0][..(end_elem - first_elem) * nstreams];
-            unshuffle_into(&streams[..nstreams], elems, bytedelta)?;
-            copy_bytes(out, &elems[from - elems_start..to - elems_start]);
-        }
-        if let (true, Some(d)) = (has_delta, dref) {
-            // DELTA after the first block is a plain XOR with block 0 (see filters::delta).
-            for (o, r) in out.iter_mut().zip(&d[from..to]) {
-                *o ^= r;
-            }
-        }
-        Ok(true)
+        Ok(Some(part))
     }
 
     /// Decodes block `nblock` into `dest` (its full length). `dref` is block 0's decoded data
@@ -485,6 +528,38 @@ impl<'a> Chunk<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// The codec streams of a block decoded as far as bytes `from..to` of it need (see
+/// [`Chunk::part_streams`]).
+struct PartStreams<'s> {
+    /// Each stream whole (`neblock` bytes), of which only the wanted bytes are decoded.
+    streams: [&'s [u8]; MAX_SCATTERED_STREAMS],
+    nstreams: usize,
+    /// The streams are SHUFFLE's byte streams (else the block's bytes one after another).
+    shuffled: bool,
+    /// A BYTEDELTA over the streams is to be undone with the unshuffle.
+    bytedelta: bool,
+    /// Block 0 decoded, when the unshuffled bytes are to be XORed with it (DELTA).
+    dref: Option<&'s [u8]>,
+    from: usize,
+    to: usize,
+    /// The elements of every stream decoded, when shuffled.
+    first_elem: usize,
+    end_elem: usize,
+}
+
+impl PartStreams<'_> {
+    /// The bytes wanted of stream `j` (of `neblock` bytes): elements `first_elem..end_elem`
+    /// of every stream when shuffled, else the part of `from..to` that falls in the stream.
+    fn wanted(&self, j: usize, neblock: usize) -> (usize, usize) {
+        if self.shuffled {
+            (self.first_elem, self.end_elem)
+        } else {
+            let (lo, hi) = (j * neblock, (j + 1) * neblock);
+            (self.from.clamp(lo, hi) - lo, self.to.clamp(lo, hi) - lo)
+        }
     }
 }
 
@@ -1077,19 +1152,122 @@ fn zfp_stream_of(src: &[u8], block_len: usize) -> Option<&[u8]> {
     src.get(4..4 + csize as usize)
 }
 
-/// Decodes the blocks of chunk `src` that `wanted` marks, one at a time into a block-sized
-/// scratch buffer, and hands each to `f` with its index, in block order: a caller that copies
-/// parts of some blocks elsewhere (a b2nd slice) keeps its working set to one block instead of
-/// writing the whole chunk out and reading it back. DELTA's reference, block 0, is decoded
-/// once whether wanted or not.
+/// Bytes `from..to` of a block, decoded for copying out in runs (see [`for_each_block_part`]):
+/// the block's bytes, or SHUFFLE's byte streams that each run is unshuffled from.
+pub struct DecodedPart<'b> {
+    kind: PartKind<'b>,
+    from: usize,
+    to: usize,
+}
+
+// Built once per block on the stack and handed out by reference: its size costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum PartKind<'b> {
+    /// The block's bytes, at their offsets in the block.
+    Bytes(&'b [u8]),
+    /// SHUFFLE's byte streams, whole (byte `i` of the block is `streams[i % n][i / n]`), and
+    /// block 0 decoded when the unshuffled bytes are XORed with it (DELTA).
+    Shuffled {
+        streams: [&'b [u8]; MAX_SCATTERED_STREAMS],
+        nstreams: usize,
+        dref: Option<&'b [u8]>,
+    },
+}
+
+impl DecodedPart<'_> {
+    /// Writes bytes `at..at + out.len()` of the block into `out`; `Error::Data` (nothing
+    /// written) unless they lie within the decoded bytes.
+    #[inline]
+    pub fn copy_to(&self, at: usize, out: &mut [u8]) -> Result<()> {
+        let end = at.checked_add(out.len()).ok_or(Error::Data)?;
+        if at < self.from || end > self.to {
+            return Err(Error::Data);
+        }
+        match &self.kind {
+            PartKind::Bytes(block) => copy_run(out, &block[at..end]),
+            PartKind::Shuffled {
+                streams,
+                nstreams,
+                dref,
+            } => {
+                let ns = *nstreams;
+                let streams = &streams[..ns];
+                // Whole elements go through the kernel; bytes of partial elements at either
+                // end (runs of items whose size is not the typesize) one by one.
+                let head = (ns - at % ns) % ns;
+                let head = head.min(out.len());
+                let whole = (out.len() - head) / ns * ns;
+                let byte = |i: usize| streams[i % ns][i / ns];
+                for (k, o) in out[..head].iter_mut().enumerate() {
+                    *o = byte(at + k);
+                }
+                shuffle::unshuffle_streams_at(
+                    streams,
+                    (at + head) / ns,
+                    &mut out[head..head + whole],
+                );
+                for (k, o) in out[head + whole..].iter_mut().enumerate() {
+                    *o = byte(at + head + whole + k);
+                }
+                if let Some(d) = dref {
+                    for (o, r) in out.iter_mut().zip(&d[at..end]) {
+                        *o ^= r;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `dst.copy_from_slice(src)`, with the short runs of whole 32-byte lanes that parts of blocks
+/// are made of (a 16-item row of f64 is 128 bytes) copied inline rather than through a call
+/// to `memcpy`.
+#[inline(always)]
+fn copy_run(dst: &mut [u8], src: &[u8]) {
+    if dst.len() <= 256 && dst.len().is_multiple_of(32) && src.len() == dst.len() {
+        for (d, s) in dst.chunks_exact_mut(32).zip(src.chunks_exact(32)) {
+            d.copy_from_slice(s);
+        }
+    } else {
+        dst.copy_from_slice(src);
+    }
+}
+
+/// A span of a block of which less than one byte in this many is used is gathered from its
+/// streams run by run rather than unshuffled whole (see [`for_each_block_part`]).
+const SPARSE_SPAN: usize = 4;
+
+/// Bytes `from..to` of block `nblock` of a chunk, of which a caller copies `used` bytes out.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockSpan {
+    /// Index of the block in its chunk.
+    pub nblock: usize,
+    /// First byte wanted, in the block.
+    pub from: usize,
+    /// One past the last byte wanted.
+    pub to: usize,
+    /// How many of the bytes `from..to` the caller copies out.
+    pub used: usize,
+}
+
+/// For each span of `spans`, decodes its bytes of its block of chunk `src` and hands them to
+/// `f` with the span's index: a caller copying parts of some blocks elsewhere (a b2nd slice)
+/// decodes each stream only as far as its part needs and keeps its working set to one block.
+/// A span whose bytes are mostly used is unshuffled whole into a scratch block (one long run
+/// of the widest kernel, then plain copies); one that uses few of them (a column through a
+/// block) is left as SHUFFLE's byte streams, from which each run copied is gathered straight
+/// into its place (see [`DecodedPart::copy_to`]). Blocks whose filters allow neither (see
+/// `Chunk::part_streams`) are decoded whole. DELTA's reference, block 0, is decoded once
+/// whether wanted or not.
 ///
 /// Returns `Ok(false)` without calling `f` for chunks decoded whole anyway (special values,
-/// VL blocks, lazy chunks, a postfilter) or whose block count is not `wanted.len()`.
-pub fn for_each_block(
+/// VL blocks, lazy chunks, a postfilter) or whose blocks `spans` does not fit.
+pub fn for_each_block_part(
     dparams: &DParams,
     src: &[u8],
-    wanted: &[bool],
-    mut f: impl FnMut(usize, &[u8]) -> Result<()>,
+    spans: &[BlockSpan],
+    mut f: impl FnMut(usize, &DecodedPart<'_>) -> Result<()>,
 ) -> Result<bool> {
     let header = ChunkHeader::parse(src)?;
     if header.special_raw() != 0
@@ -1101,7 +1279,10 @@ pub fn for_each_block(
         return Ok(false);
     }
     let chunk = Chunk::open_with(src, header.nbytes as usize, None)?;
-    if chunk.nblocks != wanted.len() {
+    let fits = |b: &BlockSpan| {
+        b.nblock < chunk.nblocks && b.from < b.to && b.to <= chunk.block_len(b.nblock)
+    };
+    if !spans.iter().all(fits) {
         return Ok(false);
     }
     let memcpyed = chunk.header.memcpyed();
@@ -1125,21 +1306,70 @@ pub fn for_each_block(
             } else {
                 None
             };
-            for (nblock, _) in wanted.iter().enumerate().filter(|(_, w)| **w) {
-                if nblock == 0 {
-                    if let Some(d) = dref {
-                        f(0, d)?;
+            for (k, span) in spans.iter().enumerate() {
+                let BlockSpan {
+                    nblock, from, to, ..
+                } = *span;
+                let blen = chunk.block_len(nblock);
+                let whole = |bytes| DecodedPart {
+                    kind: PartKind::Bytes(bytes),
+                    from: 0,
+                    to: blen,
+                };
+                if let (0, Some(d)) = (nblock, dref) {
+                    f(k, &whole(d))?;
+                    continue;
+                }
+                if memcpyed {
+                    // The block's bytes are in the chunk as they are.
+                    let at = chunk.header.header_len() + nblock * bs;
+                    f(k, &whole(src.get(at..at + blen).ok_or(Error::ReadBuffer)?))?;
+                    continue;
+                }
+                chunk.check_block_start(nblock)?;
+                let dref = dref.filter(|_| nblock > 0);
+                // BYTEDELTA's running sums need every stream from its start: unshuffled
+                // into the scratch block below, as getitem does.
+                let nstreams = chunk.stream_layout(nblock, blen)?.0;
+                let sparse = span.used.saturating_mul(SPARSE_SPAN) < to - from;
+                if sparse
+                    && chunk.part_decodable(&bw, nblock, from, to)
+                    && !fused_bytedelta(&bw, nstreams).0
+                {
+                    s.ensure(bs);
+                    let block_src = chunk.block_src(nblock)?;
+                    let Scratch { bufs, codec, .. } = &mut *s;
+                    let decoded = &mut bufs[0][..blen];
+                    let part = chunk
+                        .part_streams(&bw, nblock, from, to, dref, &block_src, decoded, codec)?;
+                    let kind = match part {
+                        Some(p) if p.shuffled => Some(PartKind::Shuffled {
+                            streams: p.streams,
+                            nstreams: p.nstreams,
+                            dref: p.dref,
+                        }),
+                        Some(p) if p.nstreams == 1 => Some(PartKind::Bytes(p.streams[0])),
+                        _ => None,
+                    };
+                    if let Some(kind) = kind {
+                        f(k, &DecodedPart { kind, from, to })?;
                         continue;
                     }
                 }
-                let block = reuse(&mut block_store, chunk.block_len(nblock));
-                if memcpyed {
-                    chunk.fill_plain(nblock * bs, block)?;
+                let block = reuse(&mut block_store, blen);
+                if chunk.decode_block_part(&bw, nblock, from, to, &mut block[from..to], dref, s)? {
+                    f(
+                        k,
+                        &DecodedPart {
+                            kind: PartKind::Bytes(block),
+                            from,
+                            to,
+                        },
+                    )?;
                 } else {
-                    chunk.check_block_start(nblock)?;
                     chunk.decode_block(&bw, nblock, block, dref, 0, s)?;
+                    f(k, &whole(block))?;
                 }
-                f(nblock, block)?;
             }
             Ok(())
         };

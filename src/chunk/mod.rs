@@ -152,15 +152,16 @@ impl Decompressor {
         )
     }
 
-    /// Decodes the blocks of chunk `src` that `wanted` marks one at a time, passing each to
-    /// `f` (see [`decompress::for_each_block`]); `Ok(false)` when the chunk is not one it handles.
-    pub fn for_each_block(
+    /// Decodes the byte spans of blocks of chunk `src` one at a time,
+    /// passing each to `f` with its index (see [`decompress::for_each_block_part`]);
+    /// `Ok(false)` when the chunk is not one it handles.
+    pub fn for_each_block_part(
         &self,
         src: &[u8],
-        wanted: &[bool],
-        f: impl FnMut(usize, &[u8]) -> Result<()>,
+        spans: &[decompress::BlockSpan],
+        f: impl FnMut(usize, &decompress::DecodedPart<'_>) -> Result<()>,
     ) -> Result<bool> {
-        decompress::for_each_block(&self.params, src, wanted, f)
+        decompress::for_each_block_part(&self.params, src, spans, f)
     }
 
     /// Runs `f(item)` for every item in `0..nitems` on the context's threads (on the calling

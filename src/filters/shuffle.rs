@@ -128,6 +128,51 @@ pub(crate) fn unshuffle_streams_on(isa: Isa, streams: &[&[u8]], dst: &mut [u8]) 
     scalar::unshuffle_streams_from(streams, done, dst);
 }
 
+/// [`unshuffle_streams`] of elements `first..first + n` of the streams (`n = dst.len() /
+/// streams.len()`; every stream at least `first + n` bytes long, panics otherwise): a run of a
+/// block's elements unshuffled straight into its place elsewhere, e.g. one row of a b2nd slice,
+/// without unshuffling the rest of the block. Runs of any length: the widest kernel that fits
+/// does what it can, the next the rest (a 16-element row of 8-byte items is one SSE2 step).
+pub fn unshuffle_streams_at(streams: &[&[u8]], first: usize, dst: &mut [u8]) {
+    unshuffle_streams_at_on(cpu::isa(), streams, first, dst);
+}
+
+pub(crate) fn unshuffle_streams_at_on(isa: Isa, streams: &[&[u8]], first: usize, dst: &mut [u8]) {
+    let ts = streams.len();
+    assert!(
+        ts > 0 && dst.len().is_multiple_of(ts),
+        "unshuffle_streams_at: destination not a whole number of elements"
+    );
+    let n = dst.len() / ts;
+    let end = first.checked_add(n);
+    assert!(
+        end.is_some_and(|end| streams.iter().all(|s| s.len() >= end)),
+        "unshuffle_streams_at: a stream is too short"
+    );
+    if ts == 1 {
+        dst.copy_from_slice(&streams[0][first..first + n]);
+        return;
+    }
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        if matches!(isa, Isa::Avx2 | Isa::Avx2Gfni) && n >= 32 {
+            // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+            done = unsafe { avx2::unshuffle_streams_at(streams, first, dst) };
+        }
+        if isa != Isa::Scalar && n - done >= 16 {
+            let rest = &mut dst[done * ts..];
+            // SAFETY: every `isa` but Scalar is one the CPU supports, all of them SSE2 or above.
+            done += unsafe { sse2::unshuffle_streams_at(streams, first + done, rest) };
+        }
+    }
+    for (e, elem) in dst.chunks_exact_mut(ts).enumerate().skip(done) {
+        for (b, stream) in elem.iter_mut().zip(streams) {
+            *b = stream[first + e];
+        }
+    }
+}
+
 /// [`unshuffle_streams`] with each output byte XORed with the same byte of `xor` (at least
 /// `dst.len()` bytes long; panics otherwise): the unshuffle and DELTA's undoing for a block
 /// after the first in one pass over the block.
@@ -177,6 +222,44 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn unshuffle_at_gives_the_elements_of_the_plain_unshuffle() {
+        // Runs of every length at every start, as a b2nd slice asks for a block's rows.
+        for isa in cpu::available() {
+            for ts in 1..=17usize {
+                let n = 80;
+                let shuffled = pattern(n * ts);
+                let streams: Vec<&[u8]> = shuffled.chunks(n).collect();
+                let mut whole = vec![0u8; n * ts];
+                unshuffle_on(isa, ts, &shuffled, &mut whole);
+                for first in [0usize, 1, 3, 15, 16, 17, 31, 33, 47, 48] {
+                    for len in [0usize, 1, 2, 7, 15, 16, 17, 31, 32, 33] {
+                        if first + len > n {
+                            continue;
+                        }
+                        let mut run = vec![0xA5; len * ts];
+                        unshuffle_streams_at_on(isa, &streams, first, &mut run);
+                        assert_eq!(
+                            run,
+                            whole[first * ts..(first + len) * ts],
+                            "{isa:?} ts {ts} first {first} len {len}"
+                        );
+                    }
+                }
+                // Each stream just long enough, and one byte too short.
+                let exact: Vec<&[u8]> = streams.iter().map(|s| &s[..50]).collect();
+                let mut run = vec![0u8; 34 * ts];
+                unshuffle_streams_at_on(isa, &exact, 16, &mut run);
+                assert_eq!(run, whole[16 * ts..50 * ts]);
+                let short = std::panic::catch_unwind(|| {
+                    let mut run = vec![0u8; 35 * ts];
+                    unshuffle_streams_at_on(isa, &exact, 16, &mut run);
+                });
+                assert!(short.is_err());
+            }
+        }
     }
 
     #[test]

@@ -523,6 +523,25 @@ pub(crate) unsafe fn unshuffle_streams(streams: &[&[u8]], dst: &mut [u8]) -> usi
     unshuffle_rows(ts, |b| streams[b].as_ptr(), n, dst)
 }
 
+/// [`unshuffle_streams`] of elements `first..first + dst.len() / streams.len()` of the
+/// streams; returns how many of those elements it did.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle_streams_at(
+    streams: &[&[u8]],
+    first: usize,
+    dst: &mut [u8],
+) -> usize {
+    let ts = streams.len();
+    assert!(ts >= 2);
+    let n = dst.len() / ts;
+    assert!(streams.iter().all(|s| s.len() >= first + n));
+    // SAFETY: every stream holds at least `first + n` bytes (asserted above).
+    unshuffle_rows(ts, |b| streams[b].as_ptr().add(first), n, dst)
+}
+
 /// [`unshuffle_streams`] with each output byte XORed with the same byte of `xor` (at least
 /// `dst.len()` bytes). Returns how many elements it did that way: for typesizes other than 2,
 /// 4, 8 and 16 none (the caller does everything).

@@ -166,6 +166,24 @@ pub(crate) unsafe fn unshuffle_streams(streams: &[&[u8]], dst: &mut [u8]) -> usi
     unshuffle_rows(ts, |b| streams[b].as_ptr(), n, dst)
 }
 
+/// [`unshuffle_streams`] of elements `first..first + dst.len() / streams.len()` of the
+/// streams; returns how many of those elements it did (0 for typesizes other than 2, 4, 8, 16).
+///
+/// # Safety
+/// The CPU must support SSE2.
+#[target_feature(enable = "sse2")]
+pub(crate) unsafe fn unshuffle_streams_at(
+    streams: &[&[u8]],
+    first: usize,
+    dst: &mut [u8],
+) -> usize {
+    let ts = streams.len();
+    let n = dst.len() / ts.max(1);
+    assert!(streams.iter().all(|s| s.len() >= first + n));
+    // SAFETY: every stream holds at least `first + n` bytes (asserted above).
+    unshuffle_rows(ts, |b| streams[b].as_ptr().add(first), n, dst)
+}
+
 #[target_feature(enable = "sse2")]
 unsafe fn unshuffle_rows(
     typesize: usize,
