@@ -287,42 +287,13 @@ impl<'a> Chunk<'a> {
             dref,
             &block_src,
             &mut decoded[0][..blen],
+            None,
             codec,
         )?
         else {
             return Ok(false);
         };
-        let (streams, nstreams) = (&part.streams, part.nstreams);
-        if !part.shuffled {
-            let neblock = blen / nstreams;
-            for (j, stream) in streams.iter().enumerate().take(nstreams) {
-                let (lo, hi) = part.wanted(j, neblock);
-                if hi > lo {
-                    let at = j * neblock + lo - from;
-                    copy_bytes(&mut out[at..at + hi - lo], &stream[lo..hi]);
-                }
-            }
-            return Ok(true);
-        }
-        let (first_elem, end_elem) = (part.first_elem, part.end_elem);
-        let mut elem_streams: [&[u8]; MAX_SCATTERED_STREAMS] = [&[]; MAX_SCATTERED_STREAMS];
-        for (e, stream) in elem_streams.iter_mut().zip(streams).take(nstreams) {
-            *e = &stream[first_elem..end_elem];
-        }
-        let elems_start = first_elem * nstreams;
-        if from == elems_start && to == end_elem * nstreams {
-            unshuffle_into(&elem_streams[..nstreams], out, part.bytedelta)?;
-        } else {
-            let elems = &mut others[0][..(end_elem - first_elem) * nstreams];
-            unshuffle_into(&elem_streams[..nstreams], elems, part.bytedelta)?;
-            copy_bytes(out, &elems[from - elems_start..to - elems_start]);
-        }
-        if let Some(d) = part.dref {
-            // DELTA after the first block is a plain XOR with block 0 (see filters::delta).
-            for (o, r) in out.iter_mut().zip(&d[from..to]) {
-                *o ^= r;
-            }
-        }
+        part.write(out, &mut others[0])?;
         Ok(true)
     }
 
@@ -350,6 +321,7 @@ impl<'a> Chunk<'a> {
         dref: Option<&'s [u8]>,
         block_src: &'s [u8],
         decoded: &'s mut [u8],
+        runs: Option<&'s mut RepeatedRuns>,
         codec: &mut codecs::CodecScratch,
     ) -> Result<Option<PartStreams<'s>>> {
         let h = &self.header;
@@ -377,6 +349,7 @@ impl<'a> Chunk<'a> {
         let mut part = PartStreams {
             streams: [&[]; MAX_SCATTERED_STREAMS],
             nstreams,
+            neblock,
             shuffled,
             bytedelta,
             dref: if has_delta { dref } else { None },
@@ -387,15 +360,35 @@ impl<'a> Chunk<'a> {
             end_elem: to.div_ceil(nstreams),
         };
         let dict = self.dict();
-        let mut raw: [Option<&'s [u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
-        for j in 0..nstreams {
-            let (lo, hi) = part.wanted(j, neblock);
+        let mut found: [Option<Stream<'s>>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
+        for (j, f) in found.iter_mut().enumerate().take(nstreams) {
             if !shuffled && j * neblock >= to {
                 break;
             }
+            *f = Some(next_stream(&mut src)?);
+        }
+        let runs: Option<&'s RepeatedRuns> = runs.map(|r| {
+            for f in &found[..nstreams] {
+                if let Some(Stream::Repeat(byte)) = f {
+                    r.prepare(*byte, neblock);
+                }
+            }
+            &*r
+        });
+        // Streams that are not decoded into `decoded`: stored as they are in the chunk, or a
+        // run of one byte in `runs`.
+        let mut raw: [Option<&'s [u8]>; MAX_SCATTERED_STREAMS] = [None; MAX_SCATTERED_STREAMS];
+        for (j, f) in found.into_iter().enumerate().take(nstreams) {
+            let Some(stream) = f else {
+                break;
+            };
+            let (lo, hi) = part.wanted(j, neblock);
             let o = &mut decoded[j * neblock..(j + 1) * neblock];
-            match next_stream(&mut src)? {
-                Stream::Repeat(byte) => o[lo..hi].fill(byte),
+            match stream {
+                Stream::Repeat(byte) => match runs.and_then(|r| r.get(byte, neblock)) {
+                    Some(run) => raw[j] = Some(run),
+                    None => o[lo..hi].fill(byte),
+                },
                 Stream::Coded(cdata) => {
                     if cdata.len() == neblock {
                         raw[j] = Some(cdata);
@@ -531,12 +524,45 @@ impl<'a> Chunk<'a> {
     }
 }
 
+/// Streams that are one byte repeated (the constant high bytes of floats, zeros), kept
+/// filled across blocks and calls so that such a stream is read from here rather than
+/// written out for every block: a few runs per thread, each as long as the longest stream
+/// asked for.
+#[derive(Default)]
+pub struct RepeatedRuns {
+    runs: Vec<(u8, Vec<u8>)>,
+}
+
+impl RepeatedRuns {
+    /// Most runs kept (a byte past them is filled into the block as usual).
+    const MAX: usize = 4;
+
+    /// Makes the run of `byte` at least `len` bytes long, if there is room for it.
+    fn prepare(&mut self, byte: u8, len: usize) {
+        if let Some((_, run)) = self.runs.iter_mut().find(|(b, _)| *b == byte) {
+            if run.len() < len {
+                *run = vec![byte; len];
+            }
+        } else if self.runs.len() < Self::MAX {
+            self.runs.push((byte, vec![byte; len]));
+        }
+    }
+
+    /// `len` bytes of `byte`, when prepared.
+    fn get(&self, byte: u8, len: usize) -> Option<&[u8]> {
+        let (_, run) = self.runs.iter().find(|(b, _)| *b == byte)?;
+        run.get(..len)
+    }
+}
+
 /// The codec streams of a block decoded as far as bytes `from..to` of it need (see
 /// [`Chunk::part_streams`]).
 struct PartStreams<'s> {
     /// Each stream whole (`neblock` bytes), of which only the wanted bytes are decoded.
     streams: [&'s [u8]; MAX_SCATTERED_STREAMS],
     nstreams: usize,
+    /// Bytes of each stream.
+    neblock: usize,
     /// The streams are SHUFFLE's byte streams (else the block's bytes one after another).
     shuffled: bool,
     /// A BYTEDELTA over the streams is to be undone with the unshuffle.
@@ -551,6 +577,43 @@ struct PartStreams<'s> {
 }
 
 impl PartStreams<'_> {
+    /// Writes the block's bytes `from..to` into `out` (as long): unshuffled (through
+    /// `elems`, a block's length of scratch, when they do not start and end on elements),
+    /// XORed with block 0 for DELTA; else copied from the streams.
+    fn write(&self, out: &mut [u8], elems: &mut [u8]) -> Result<()> {
+        let (streams, nstreams, from, to) = (&self.streams, self.nstreams, self.from, self.to);
+        if !self.shuffled {
+            for (j, stream) in streams.iter().enumerate().take(nstreams) {
+                let (lo, hi) = self.wanted(j, self.neblock);
+                if hi > lo {
+                    let at = j * self.neblock + lo - from;
+                    copy_bytes(&mut out[at..at + hi - lo], &stream[lo..hi]);
+                }
+            }
+            return Ok(());
+        }
+        let (first_elem, end_elem) = (self.first_elem, self.end_elem);
+        let mut elem_streams: [&[u8]; MAX_SCATTERED_STREAMS] = [&[]; MAX_SCATTERED_STREAMS];
+        for (e, stream) in elem_streams.iter_mut().zip(streams).take(nstreams) {
+            *e = &stream[first_elem..end_elem];
+        }
+        let elems_start = first_elem * nstreams;
+        if from == elems_start && to == end_elem * nstreams {
+            unshuffle_into(&elem_streams[..nstreams], out, self.bytedelta)?;
+        } else {
+            let elems = &mut elems[..(end_elem - first_elem) * nstreams];
+            unshuffle_into(&elem_streams[..nstreams], elems, self.bytedelta)?;
+            copy_bytes(out, &elems[from - elems_start..to - elems_start]);
+        }
+        if let Some(d) = self.dref {
+            // DELTA after the first block is a plain XOR with block 0 (see filters::delta).
+            for (o, r) in out.iter_mut().zip(&d[from..to]) {
+                *o ^= r;
+            }
+        }
+        Ok(())
+    }
+
     /// The bytes wanted of stream `j` (of `neblock` bytes): elements `first_elem..end_elem`
     /// of every stream when shuffled, else the part of `from..to` that falls in the stream.
     fn wanted(&self, j: usize, neblock: usize) -> (usize, usize) {
@@ -564,6 +627,7 @@ impl PartStreams<'_> {
 }
 
 /// One codec stream of a block, as its 4-byte size announces it.
+#[derive(Clone, Copy)]
 enum Stream<'s> {
     /// Zeros (size 0) or a run of one byte (negative size, then a token byte).
     Repeat(u8),
@@ -1332,31 +1396,43 @@ pub fn for_each_block_part(
                 // into the scratch block below, as getitem does.
                 let nstreams = chunk.stream_layout(nblock, blen)?.0;
                 let sparse = span.used.saturating_mul(SPARSE_SPAN) < to - from;
-                if sparse
-                    && chunk.part_decodable(&bw, nblock, from, to)
-                    && !fused_bytedelta(&bw, nstreams).0
+                let block = reuse(&mut block_store, blen);
+                if chunk.part_decodable(&bw, nblock, from, to) && !fused_bytedelta(&bw, nstreams).0
                 {
                     s.ensure(bs);
                     let block_src = chunk.block_src(nblock)?;
-                    let Scratch { bufs, codec, .. } = &mut *s;
-                    let decoded = &mut bufs[0][..blen];
-                    let part = chunk
-                        .part_streams(&bw, nblock, from, to, dref, &block_src, decoded, codec)?;
+                    let Scratch {
+                        bufs,
+                        codec,
+                        repeated_runs,
+                        ..
+                    } = &mut *s;
+                    let (decoded, others) = bufs.split_at_mut(1);
+                    let decoded = &mut decoded[0][..blen];
+                    let runs = Some(repeated_runs);
+                    let part = chunk.part_streams(
+                        &bw, nblock, from, to, dref, &block_src, decoded, runs, codec,
+                    )?;
                     let kind = match part {
-                        Some(p) if p.shuffled => Some(PartKind::Shuffled {
+                        Some(p) if p.shuffled && sparse => PartKind::Shuffled {
                             streams: p.streams,
                             nstreams: p.nstreams,
                             dref: p.dref,
-                        }),
-                        Some(p) if p.nstreams == 1 => Some(PartKind::Bytes(p.streams[0])),
-                        _ => None,
+                        },
+                        Some(p) if !p.shuffled && p.nstreams == 1 => PartKind::Bytes(p.streams[0]),
+                        Some(p) => {
+                            p.write(&mut block[from..to], &mut others[0])?;
+                            PartKind::Bytes(block)
+                        }
+                        None => {
+                            chunk.decode_block(&bw, nblock, block, dref, 0, s)?;
+                            f(k, &whole(block))?;
+                            continue;
+                        }
                     };
-                    if let Some(kind) = kind {
-                        f(k, &DecodedPart { kind, from, to })?;
-                        continue;
-                    }
+                    f(k, &DecodedPart { kind, from, to })?;
+                    continue;
                 }
-                let block = reuse(&mut block_store, blen);
                 if chunk.decode_block_part(&bw, nblock, from, to, &mut block[from..to], dref, s)? {
                     f(
                         k,
@@ -1378,4 +1454,28 @@ pub fn for_each_block_part(
         s.getitem_block = block_store;
         r.map(|()| true)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_runs_keep_a_few_bytes_and_grow() {
+        let mut runs = RepeatedRuns::default();
+        for byte in [7u8, 0, 7, 9, 200, 3, 4] {
+            runs.prepare(byte, 16);
+        }
+        for byte in [7u8, 0, 9, 200] {
+            assert_eq!(runs.get(byte, 16), Some(&[byte; 16][..]));
+        }
+        // Past the few kept, a byte is filled into the block instead.
+        assert_eq!(runs.get(3, 1), None);
+        assert_eq!(runs.get(4, 1), None);
+        // Longer than prepared: not given until prepared that long.
+        assert_eq!(runs.get(7, 17), None);
+        runs.prepare(7, 40);
+        assert_eq!(runs.get(7, 40), Some(&[7u8; 40][..]));
+        assert_eq!(runs.get(7, 3), Some(&[7u8; 3][..]));
+    }
 }

@@ -14,6 +14,8 @@ pub struct Scratch {
     /// small getitem neither allocates nor zeroes a whole block each time.
     pub getitem_block: Vec<u8>,
     pub getitem_dref: Vec<u8>,
+    /// Streams of one repeated byte for b2nd slices' partial block decoding.
+    pub repeated_runs: super::decompress::RepeatedRuns,
     /// Buffers for blocks compressed in parallel (one per thread, plus one per block that
     /// finished before an earlier block): kept by the calling thread and reused, so that no
     /// call maps and faults in fresh pages.
