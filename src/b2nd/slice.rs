@@ -215,6 +215,14 @@ impl PartCopier {
     /// Copies `part` from the bytes of its block decoded by `for_each_block_part` (which
     /// unshuffles each contiguous run straight into the buffer) into `buffer`.
     pub fn copy_decoded(&self, part: &Part, block: &DecodedPart, buffer: &mut [u8]) -> Result<()> {
+        if let Some((bytes, decoded)) = block.block_bytes() {
+            // One check of the part's span against the bytes decoded for the many rows.
+            let (from, to) = self.span(part);
+            if from < decoded.start || to > decoded.end {
+                return Err(Error::Data);
+            }
+            return self.copy(part, bytes, buffer);
+        }
         // `copy_to` checks each run against the bytes decoded.
         self.copy_runs(part, usize::MAX, buffer, |at, out| block.copy_to(at, out))
     }
@@ -338,14 +346,21 @@ impl PartCopier {
     }
 }
 
-/// `dst.copy_from_slice(src)`, with the short runs of whole 32-byte lanes that slices of
-/// blocks are made of (a 16-item row of f64 is 128 bytes) copied inline rather than through a
-/// call to `memcpy`.
+/// `dst.copy_from_slice(src)`, with the short runs that slices of blocks are made of (a
+/// 16-item row of f64 is 128 bytes, a 10-item one 80) copied inline in 32-byte lanes, the
+/// last one overlapping the one before, rather than through a call to `memcpy`.
 #[inline(always)]
 fn copy_run(dst: &mut [u8], src: &[u8]) {
-    if dst.len() <= 256 && dst.len().is_multiple_of(32) && src.len() == dst.len() {
-        for (d, s) in dst.chunks_exact_mut(32).zip(src.chunks_exact(32)) {
-            d.copy_from_slice(s);
+    let n = dst.len();
+    if (32..=256).contains(&n) && src.len() == n {
+        let (mut d, mut s) = (&mut *dst, src);
+        while d.len() >= 32 {
+            let (dh, dt) = d.split_at_mut(32);
+            dh.copy_from_slice(&s[..32]);
+            (d, s) = (dt, &s[32..]);
+        }
+        if !d.is_empty() {
+            dst[n - 32..].copy_from_slice(&src[n - 32..]);
         }
     } else {
         dst.copy_from_slice(src);
@@ -570,6 +585,17 @@ mod tests {
         };
         let part = copier.part(&p);
         assert!(copier.copy(&part, &[0u8; 24], &mut [0u8; 20]).is_err());
+    }
+
+    #[test]
+    fn runs_of_every_length_copy_exactly() {
+        let src: Vec<u8> = (0..300u32).map(|i| (i * 7 + 3) as u8).collect();
+        for n in 0..=300 {
+            let mut dst = vec![0xEEu8; n + 1];
+            copy_run(&mut dst[..n], &src[..n]);
+            assert_eq!(&dst[..n], &src[..n], "{n}");
+            assert_eq!(dst[n], 0xEE, "{n}: past the run");
+        }
     }
 
     #[test]

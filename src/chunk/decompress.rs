@@ -1239,6 +1239,16 @@ enum PartKind<'b> {
 }
 
 impl DecodedPart<'_> {
+    /// The block's bytes, of which only `from..to` (the second item) are decoded, when the
+    /// part was decoded that way: a caller copying many short runs checks its span once
+    /// and copies them plainly.
+    pub fn block_bytes(&self) -> Option<(&[u8], std::ops::Range<usize>)> {
+        match self.kind {
+            PartKind::Bytes(block) => Some((block, self.from..self.to)),
+            PartKind::Shuffled { .. } => None,
+        }
+    }
+
     /// Writes bytes `at..at + out.len()` of the block into `out`; `Error::Data` (nothing
     /// written) unless they lie within the decoded bytes.
     #[inline]
@@ -1248,7 +1258,7 @@ impl DecodedPart<'_> {
             return Err(Error::Data);
         }
         match &self.kind {
-            PartKind::Bytes(block) => copy_run(out, &block[at..end]),
+            PartKind::Bytes(block) => copy_bytes(out, &block[at..end]),
             PartKind::Shuffled {
                 streams,
                 nstreams,
@@ -1281,20 +1291,6 @@ impl DecodedPart<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// `dst.copy_from_slice(src)`, with the short runs of whole 32-byte lanes that parts of blocks
-/// are made of (a 16-item row of f64 is 128 bytes) copied inline rather than through a call
-/// to `memcpy`.
-#[inline(always)]
-fn copy_run(dst: &mut [u8], src: &[u8]) {
-    if dst.len() <= 256 && dst.len().is_multiple_of(32) && src.len() == dst.len() {
-        for (d, s) in dst.chunks_exact_mut(32).zip(src.chunks_exact(32)) {
-            d.copy_from_slice(s);
-        }
-    } else {
-        dst.copy_from_slice(src);
     }
 }
 
