@@ -346,21 +346,14 @@ impl PartCopier {
     }
 }
 
-/// `dst.copy_from_slice(src)`, with the short runs that slices of blocks are made of (a
-/// 16-item row of f64 is 128 bytes, a 10-item one 80) copied inline in 32-byte lanes, the
-/// last one overlapping the one before, rather than through a call to `memcpy`.
+/// `dst.copy_from_slice(src)`, with the short runs of whole 32-byte lanes that slices of
+/// blocks are made of (a 16-item row of f64 is 128 bytes) copied inline rather than through a
+/// call to `memcpy`.
 #[inline(always)]
 fn copy_run(dst: &mut [u8], src: &[u8]) {
-    let n = dst.len();
-    if (32..=256).contains(&n) && src.len() == n {
-        let (mut d, mut s) = (&mut *dst, src);
-        while d.len() >= 32 {
-            let (dh, dt) = d.split_at_mut(32);
-            dh.copy_from_slice(&s[..32]);
-            (d, s) = (dt, &s[32..]);
-        }
-        if !d.is_empty() {
-            dst[n - 32..].copy_from_slice(&src[n - 32..]);
+    if dst.len() <= 256 && dst.len().is_multiple_of(32) && src.len() == dst.len() {
+        for (d, s) in dst.chunks_exact_mut(32).zip(src.chunks_exact(32)) {
+            d.copy_from_slice(s);
         }
     } else {
         dst.copy_from_slice(src);
