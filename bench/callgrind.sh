@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instruction counts (callgrind) of one chunk operation for ours and the reference, side by side.
 #
-#   bench/callgrind.sh WORKLOAD OP [ITERS]   (see bench/profile.c; e.g. lz4 decompress 3)
+#   bench/callgrind.sh WORKLOAD OP [ITERS]   (see bench/profile.c; e.g. lz4 decompress 3,
+#                                             schunk-file decompress-all 1)
 #
 # Prints the instructions per call (the warm-up call included in the average) of each library and the ratio reference/ours (higher is
 # better for ours). Keeps the callgrind files in target/bench/ for callgrind_annotate.
@@ -14,7 +15,7 @@ mkdir -p "$out"
 ${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -I"$ref/include" bench/profile.c -o "$out/profile" -ldl -lm
 count() {
   local f="$out/callgrind.$1.$w.$op"
-  valgrind --tool=callgrind --toggle-collect=run_ops --callgrind-out-file="$f" \
+  valgrind --tool=callgrind --toggle-collect='run_*' --callgrind-out-file="$f" \
     "$out/profile" "$2" "$w" "$op" "$iters" >/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
   sed -n 's/^summary: *//p' "$f" | awk -v n="$((iters + 1))" '{printf "%.0f\n", $1 / n}'
 }

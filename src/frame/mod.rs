@@ -21,7 +21,7 @@ use crate::chunk::{CParams, ChunkHeader};
 use crate::{Error, Result};
 
 pub use header::{FrameHeader, Meta};
-use io::{read_exact_at, read_vec, ByteStore, Io, MemStore, OpenMode};
+use io::{read_exact_at, read_vec, ByteStore, Io, MemStore, OpenMode, Store};
 
 /// Name of the index frame inside an sframe directory.
 pub const SFRAME_INDEX: &str = "chunks.b2frame";
@@ -36,7 +36,7 @@ pub(crate) enum Backing {
     /// A contiguous frame starting at `offset` in `store` (a buffer or a file).
     Contiguous {
         /// The bytes: memory, a file, or a user I/O backend.
-        store: Box<dyn ByteStore>,
+        store: Store,
         /// Byte position of the frame's first byte in `store`.
         offset: u64,
     },
@@ -177,7 +177,7 @@ impl Frame {
         let len = store.bytes().len() as u64;
         Self::open_store(
             Backing::Contiguous {
-                store: Box::new(store),
+                store: store.into(),
                 offset: 0,
             },
             Arc::new(io::FileIo),
@@ -204,7 +204,14 @@ impl Frame {
         if offset > size {
             return Err(Error::FileRead);
         }
-        Self::open_store(Backing::Contiguous { store, offset }, io, None)
+        Self::open_store(
+            Backing::Contiguous {
+                store: store.into(),
+                offset,
+            },
+            io,
+            None,
+        )
     }
 
     fn open_store(backing: Backing, io: Arc<dyn Io>, exact_len: Option<u64>) -> Result<Opened> {

@@ -124,7 +124,7 @@ impl Schunk {
         sc.chunks = match (&sc.storage.urlpath, sc.storage.contiguous) {
             (None, false) => Chunks::List(Vec::new()),
             (None, true) => Chunks::Frame(sc.create_frame(Backing::Contiguous {
-                store: Box::new(MemStore::default()),
+                store: MemStore::default().into(),
                 offset: 0,
             })?),
             (Some(path), true) => {
@@ -132,7 +132,10 @@ impl Schunk {
                     return Err(Error::FileOpen);
                 }
                 let store = sc.storage.io.open(path, OpenMode::Create)?;
-                Chunks::Frame(sc.create_frame(Backing::Contiguous { store, offset: 0 })?)
+                Chunks::Frame(sc.create_frame(Backing::Contiguous {
+                    store: store.into(),
+                    offset: 0,
+                })?)
             }
             (Some(path), false) => {
                 std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
@@ -1279,7 +1282,10 @@ impl Schunk {
             return Err(Error::InvalidParam);
         }
         let mut out = Schunk::bare(storage, Chunks::List(Vec::new()))?;
-        out.chunks = Chunks::Frame(out.create_frame(Backing::Contiguous { store, offset: 0 })?);
+        out.chunks = Chunks::Frame(out.create_frame(Backing::Contiguous {
+            store: store.into(),
+            offset: 0,
+        })?);
         self.copy_into(out, as_stored)
     }
 
