@@ -77,6 +77,18 @@ thread_local! {
 /// Larger chunk buffers are not kept after use (a thread should not hold on to a huge chunk).
 const CHUNK_BUF_KEEP: usize = 8 << 20;
 
+/// Runs `f` on this thread's reused chunk buffer, `len` bytes long (their contents are left
+/// over from earlier uses: `f` overwrites what it reads). Taken out while in use: a call nested
+/// in `f` (a callback) gets a buffer of its own.
+pub(crate) fn with_chunk_buf<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut buf = CHUNK_BUF.with(Cell::take);
+    let r = f(reuse(&mut buf, len));
+    if buf.len() <= CHUNK_BUF_KEEP {
+        CHUNK_BUF.with(|c| c.set(buf));
+    }
+    r
+}
+
 /// Where the bytes of a regular chunk of a frame are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ChunkPlace {
@@ -410,16 +422,10 @@ impl Frame {
             Located::Ready(c) => return f(&c),
             Located::Disk(d) => d,
         };
-        // Taken out while in use: a read nested in `f` (a callback) gets a buffer of its own.
-        let mut buf = CHUNK_BUF.with(Cell::take);
-        let r = match self.read_located(&d, reuse(&mut buf, d.len)) {
-            Ok(()) => f(&buf[..d.len]),
-            Err(e) => Err(e),
-        };
-        if buf.len() <= CHUNK_BUF_KEEP {
-            CHUNK_BUF.with(|c| c.set(buf));
-        }
-        r
+        with_chunk_buf(d.len, |buf| {
+            self.read_located(&d, buf)?;
+            f(buf)
+        })
     }
 
     /// Chunk `n` ready (in memory, or special) or located on disk with its header checked.
