@@ -891,23 +891,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         h.mirror.current_nchunk = h.schunk.nchunks();
         // SAFETY: the handle's own context, live while the handle is.
         let ctx = unsafe { Context::from_handle(h.mirror.cctx) }.ok_or(Error::NullPointer)?;
-        let compressor = ctx.compressor()?;
-        if h.schunk.frame().is_some() {
-            // A frame copies the chunk in: compressed into the thread's reused chunk buffer
-            // rather than a fresh zeroed one (zeroing it cost a tenth of an append).
-            return crate::frame::with_chunk_buf(data.len() + MAX_OVERHEAD, |buf| {
-                let n = compressor.compress(data, buf)?;
-                if n == 0 {
-                    return Err(Error::Failure);
-                }
-                let chunk = &buf[..n];
-                h.cctx_blocksize = ChunkHeader::parse(chunk)?.blocksize;
-                // SAFETY: schunk is live per the API; `h` is not used after this.
-                unsafe { change_shared_frame(schunk, |_| true, |s| s.append_chunk(chunk)) }
-            });
-        }
         let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
-        let n = compressor.compress(data, &mut chunk)?;
+        let n = ctx.compressor()?.compress(data, &mut chunk)?;
         if n == 0 {
             return Err(Error::Failure);
         }
