@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instruction counts (callgrind) of one chunk operation for ours and the reference, side by side.
 #
-#   bench/callgrind.sh WORKLOAD OP [ITERS]   (see bench/profile.c; e.g. lz4 decompress 3)
+#   bench/callgrind.sh WORKLOAD OP [ITERS]   (see bench/profile.c; e.g. lz4 decompress 3,
+#                                             schunk-file decompress-all 1)
 #   bench/callgrind.sh b2nd slab|column|box [ITERS]   (bench/profile_b2nd.c: bench.c's slices)
 #
 # Prints the instructions per call (the warm-up call included in the average) of each library and the ratio reference/ours (higher is
@@ -17,7 +18,7 @@ prog=profile args=("$w" "$op")
 ${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -I"$ref/include" "bench/$prog.c" -o "$out/$prog" -ldl -lm
 count() {
   local f="$out/callgrind.$1.$w.$op"
-  valgrind --tool=callgrind --toggle-collect=run_ops --callgrind-out-file="$f" \
+  valgrind --tool=callgrind --toggle-collect='run_*' --callgrind-out-file="$f" \
     "$out/$prog" "$2" "${args[@]}" "$iters" >/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
   sed -n 's/^summary: *//p' "$f" | awk -v n="$((iters + 1))" '{printf "%.0f\n", $1 / n}'
 }

@@ -20,6 +20,7 @@ use crate::codecs::names;
 use crate::{global, urlpath, Error};
 
 /// Runs `f`, turning a panic into `on_panic` so that no unwinding crosses into C.
+#[inline(always)]
 pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
     catch_unwind(f).unwrap_or(on_panic)
 }

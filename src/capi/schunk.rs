@@ -719,9 +719,15 @@ pub(crate) unsafe fn read_shared_frame<T>(
     resync: impl FnOnce(&Schunk) -> bool,
     f: impl FnOnce(&Schunk) -> Result<T>,
 ) -> Result<T> {
-    let gate = READ_GATE.read().unwrap_or_else(|e| e.into_inner());
     // SAFETY: forwarded contract.
     let s = unsafe { read(p) }?;
+    if s.storage().urlpath.is_none() {
+        // Not on disk: no other handle can change it, so there is nothing to re-sync and no
+        // frame lock; a call that merely returns what the handle holds (an in-memory
+        // `to_buffer`) then touches no shared state at all, as c-blosc2's.
+        return f(s);
+    }
+    let gate = READ_GATE.read().unwrap_or_else(|e| e.into_inner());
     s.lock_shared()?;
     let mut gate = Some(gate);
     if resync(s) && s.is_stale() {
@@ -1413,9 +1419,23 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     needs_free: *mut bool,
 ) -> i64 {
     run64(|| {
+        // An in-memory frame is handed out as it is, first and touching as little as can be
+        // (nothing to re-sync; a cold call pays for every cache line and page it reaches).
+        // SAFETY: schunk is NULL or live per the API.
+        let in_memory = unsafe { handle(schunk) }
+            .filter(|h| h.schunk.storage().urlpath.is_none())
+            .and_then(|h| h.schunk.frame().and_then(|f| f.as_bytes()));
+        if let (Some(b), false, false) = (in_memory, cframe.is_null(), needs_free.is_null()) {
+            // SAFETY: outputs checked non-NULL, writable per the API.
+            unsafe {
+                *cframe = b.as_ptr().cast_mut();
+                *needs_free = false;
+            }
+            return Ok(b.len() as i64);
+        }
         // SAFETY: schunk is NULL or live per the API.
         unsafe { resync_whole(schunk) }?;
-        // SAFETY: as above.
+        // SAFETY: as above (re-derived after a refresh).
         let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
         if cframe.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);

@@ -221,6 +221,53 @@ impl ChunkHeader {
         Ok(h)
     }
 
+    /// The bytes that items `start..start + nitems` (of the chunk's typesize) occupy in `src`
+    /// when it is a plain memcpyed chunk (not special, lazy nor VL-block) whose header passes
+    /// every check of [`ChunkHeader::parse`] and the range every check of a getitem; None
+    /// otherwise, including for every input the general path refuses (so a caller falling back
+    /// to it keeps its results and error codes). A small getitem on such a chunk is this and a
+    /// copy.
+    #[inline(always)]
+    pub fn memcpyed_items(src: &[u8], start: i64, nitems: i64) -> Option<&[u8]> {
+        let head = src.get(..MIN_HEADER_LENGTH)?;
+        let flags = head[2];
+        if flags & MEMCPYED == 0 {
+            return None;
+        }
+        let typesize = head[3] as i64;
+        let (nbytes, blocksize, cbytes) = (rd_i32(head, 4), rd_i32(head, 8), rd_i32(head, 12));
+        let hl = if flags & DOSHUFFLE != 0 && flags & DOBITSHUFFLE != 0 {
+            let ext = src.get(..EXTENDED_HEADER_LENGTH)?;
+            let (flags2, blosc2_flags) = (ext[30], ext[31]);
+            if (blosc2_flags >> 4) & SPECIAL_MASK != 0
+                || blosc2_flags & LAZY_CHUNK != 0
+                || flags2 & VL_BLOCKS != 0
+            {
+                return None;
+            }
+            EXTENDED_HEADER_LENGTH
+        } else {
+            MIN_HEADER_LENGTH
+        };
+        // cbytes == nbytes + hl with nbytes >= 0 also gives parse's minimum cbytes.
+        if typesize == 0
+            || nbytes < 0
+            || blocksize <= 0
+            || blocksize > MAXBLOCKSIZE
+            || cbytes as i64 != nbytes as i64 + hl as i64
+            || cbytes as usize > src.len()
+            || start < 0
+            || nitems <= 0
+        {
+            return None;
+        }
+        let (from, len) = (start * typesize, nitems * typesize);
+        if from + len > nbytes as i64 {
+            return None;
+        }
+        src.get(hl + from as usize..hl + (from + len) as usize)
+    }
+
     /// Header length in bytes (16 or 32).
     pub fn header_len(&self) -> usize {
         if self.extended {

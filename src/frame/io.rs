@@ -253,6 +253,60 @@ impl ByteStore for FileStore {
 /// Bytes shared with the store's creator without a copy (a no-copy view of a frame buffer).
 pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
+/// The store of a contiguous frame: memory kept inline, so that reaching an in-memory frame's
+/// bytes (`blosc2_schunk_to_buffer`, chunk reads) is a field access rather than a call through
+/// a boxed trait object (two more cache lines and a code page a cold call pays for), or any
+/// other backend. Dereferences to the `ByteStore` either is.
+pub enum Store {
+    /// A frame in memory.
+    Memory(MemStore),
+    /// A file or a user backend.
+    Other(Box<dyn ByteStore>),
+}
+
+impl Store {
+    /// The whole store as one slice when it is in memory ([`ByteStore::as_slice`], without the
+    /// dynamic call for memory).
+    #[inline]
+    pub fn as_slice(&self) -> Option<&[u8]> {
+        match self {
+            Store::Memory(m) => Some(m.bytes()),
+            Store::Other(s) => s.as_slice(),
+        }
+    }
+}
+
+impl From<MemStore> for Store {
+    fn from(m: MemStore) -> Store {
+        Store::Memory(m)
+    }
+}
+
+impl From<Box<dyn ByteStore>> for Store {
+    fn from(s: Box<dyn ByteStore>) -> Store {
+        Store::Other(s)
+    }
+}
+
+impl std::ops::Deref for Store {
+    type Target = dyn ByteStore;
+    fn deref(&self) -> &(dyn ByteStore + 'static) {
+        match self {
+            Store::Memory(m) => m,
+            Store::Other(s) => &**s,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Store {
+    fn deref_mut(&mut self) -> &mut (dyn ByteStore + 'static) {
+        match self {
+            Store::Memory(m) => m,
+            Store::Other(s) => &mut **s,
+        }
+    }
+}
+
 /// A frame in memory: owned bytes, or a shared read-only view that is copied on first write.
 pub enum MemStore {
     /// Bytes the store owns and may grow.
