@@ -5,7 +5,7 @@
 #   bench/hot-text.sh
 #
 # Runs every bench/bench.c workload once on our release library under callgrind and lists the
-# functions each one ran, smallest workloads first, so each workload's code is one run of pages.
+# functions each one ran, smallest workloads first, so each workload's code is few runs of pages.
 # Rerun it after large changes (new functions, different inlining): a function missing from the
 # list still works, it only lands with the cold code. Takes about 4 minutes.
 set -euo pipefail
@@ -16,14 +16,16 @@ out=target/hot-text
 mkdir -p "$out"
 ${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -I"$ref/include" bench/bench.c -o "$out/bench" -ldl -lm
 lib="$PWD/target/release/libblosc2.so"
-# Small chunks first (their few functions end up in the first pages), then 4 MiB chunks at one
-# and two threads, then super-chunks and b2nd.
+# Small chunks first (their few functions end up in the first pages), then the 4 MiB chunks at
+# two threads (the thread pool's code next to them) and at one, the Zstd ones (much code of its
+# own), super-chunks and b2nd.
 order=$("$out/bench" --list | awk -F'\t' '
+  $2 ~ /schunk/ { print 4, $1; next }
+  $2 ~ /b2nd/ { print 5, $1; next }
+  $2 ~ /zstd/ { print 3, $1; next }
   $2 ~ /KiB/ { print 0, $1; next }
-  $2 ~ /t1$/ { print 1, $1; next }
-  $2 ~ /t2$/ && $2 !~ /b2nd/ { print 2, $1; next }
-  $2 ~ /schunk/ { print 3, $1; next }
-  { print 4, $1 }' | sort -n -k1,1 -k2,2 -s | cut -d' ' -f2)
+  $2 ~ /t2$/ { print 1, $1; next }
+  { print 2, $1 }' | sort -n -k1,1 -k2,2 -s | cut -d' ' -f2)
 profiles=()
 for w in $order; do
   f="$out/callgrind.$w"

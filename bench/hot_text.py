@@ -10,6 +10,7 @@ output section .text.hot inserted before .text. Symbol hashes and ThinLTO suffix
 so the list survives code changes and compiler updates that only rename symbols. The PLT goes
 first: every call from the C codecs into libc passes through it."""
 import re
+import subprocess
 import sys
 
 HEADER = """\
@@ -47,7 +48,6 @@ def functions(path, library):
 
 def glob(name):
     """The section-name glob of one symbol, or None for code without a symbol."""
-    name = re.sub(r"'\d+$", "", name)  # callgrind's recursion-depth suffix
     if re.match(r"^0x[0-9a-f]+$", name):
         return None  # crt start-up code, placed by the linker anyway
     name = re.sub(r"\.llvm\.\d+$", "", name)
@@ -57,15 +57,30 @@ def glob(name):
     return re.sub(r"Cs[0-9A-Za-z]+_", "Cs*_", name)
 
 
+def aliases(library):
+    """Every function name of the library -> all names at its address. Functions with the same
+    code share one section, named after only one of them, and callgrind may report another."""
+    at = {}
+    nm = subprocess.run(["nm", "--defined-only", library], capture_output=True, text=True, check=True)
+    for line in nm.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            at.setdefault(parts[0], []).append(parts[2])
+    return {name: names for names in at.values() for name in names}
+
+
 def main():
     library, out, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
+    same = aliases(library)
     order, placed = [], set()
     for path in profiles:
-        for name in functions(path, library):
-            g = glob(name)
-            if g and g not in placed:
-                placed.add(g)
-                order.append(g)
+        for ran in functions(path, library):
+            ran = re.sub(r"'\d+$", "", ran)  # callgrind's recursion-depth suffix
+            for name in [ran] + same.get(ran, []):
+                g = glob(name)
+                if g and g not in placed:
+                    placed.add(g)
+                    order.append(g)
     with open(out, "w") as f:
         f.write(HEADER)
         f.write("SECTIONS {\n  .text.hot : {\n    *(.plt)\n")
