@@ -289,8 +289,12 @@ fn link_hot_text(root: &Path) {
     }
     println!("cargo:rustc-cdylib-link-arg=-B{}", gcc_ld.display());
     println!("cargo:rustc-cdylib-link-arg=-fuse-ld=lld");
+    // -Xlinker, not -Wl,: a comma in the path would split it.
+    println!("cargo:rustc-cdylib-link-arg=-Xlinker");
+    println!("cargo:rustc-cdylib-link-arg=-T");
+    println!("cargo:rustc-cdylib-link-arg=-Xlinker");
     println!(
-        "cargo:rustc-cdylib-link-arg=-Wl,-T,{}",
+        "cargo:rustc-cdylib-link-arg={}",
         root.join("link/hot-text.ld").display()
     );
 }
