@@ -1,6 +1,7 @@
 /* Side-by-side benchmark: rblosc2 against the reference c-blosc2 3.3.5.
  *
  *   bench OURS.so REF.so [--quick] [--reps N] [--only SUBSTRING]
+ *   bench --list          (index and name of each workload, for bench/hot-text.sh)
  *
  * Every workload (a chunk configuration, a super-chunk storage, the b2nd array) runs in a child
  * process (this program re-executed with --child) that dlopen()s ONE library with RTLD_LOCAL, so
@@ -535,6 +536,11 @@ int main(int argc, char **argv) {
     g_samples = atoi(argv[5]);
     if (g_samples < 5) g_budget = 0.005;
     return child_main(atoi(argv[2]), atoi(argv[3]), argv[4]);
+  }
+  if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+    for (int w = 0; w < NWORKLOADS; w++)
+      if (workloads[w].kind != W_MEMCPY) printf("%d\t%s\n", w, workloads[w].name);
+    return 0;
   }
   if (argc < 3) {
     fprintf(stderr, "usage: %s OURS.so REF.so [--quick] [--reps N] [--only SUBSTRING]\n", argv[0]);

@@ -570,7 +570,6 @@ impl<S: ChunkStore> Array<S> {
         }
         let geom = self.geom.clone();
         let mut data = Scratch::chunk_data();
-        let mut updates = Vec::new();
         for_each_chunk(&geom, start, stop, |nchunk, coords| {
             let (cstart, cstop) = geom.chunk_region(coords);
             let whole = (0..geom.ndim()).all(|d| start[d] <= cstart[d] && cstop[d] <= stop[d]);
@@ -605,13 +604,12 @@ impl<S: ChunkStore> Array<S> {
                     &dst_start,
                 )
             })?;
-            updates.push((nchunk, self.store.compress_chunk(&data)?));
-            Ok(())
-        })?;
-        for (nchunk, chunk) in updates {
+            // Stored at once: keeping every compressed chunk until the end held a second copy
+            // of the array's compressed bytes (from_cbuffer peaked at twice c-blosc2's).
+            let chunk = self.store.compress_chunk(&data)?;
             self.store.update_chunk(nchunk, chunk)?;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// A new array holding the region `[start, stop)`; `params` gives its chunk and block

@@ -488,10 +488,10 @@ struct PlacedBlocks {
     len: usize,
 }
 
-/// Where the blocks compressed in parallel go. Each block is written as soon as every block
-/// before it is in place, so the chunk holds the bytes a serial run writes, whatever the number
-/// of threads (c-blosc2 appends blocks as they finish); a block that finishes before an earlier
-/// one waits in its buffer.
+/// Where the blocks compressed in parallel go. Each block is written once every block before it
+/// is in place, so the chunk holds the bytes a serial run writes, whatever the number of threads
+/// (c-blosc2 appends blocks as they finish); a thread that finishes a block before an earlier
+/// one is written waits for its turn, holding only its own buffer.
 struct Placement<'d> {
     /// The next block to write and its offset.
     next: usize,
@@ -499,8 +499,6 @@ struct Placement<'d> {
     /// The output from `pos` on.
     rest: &'d mut [u8],
     bstarts: Vec<i32>,
-    /// Finished blocks waiting for an earlier one, with their compressed lengths.
-    waiting: Vec<Option<(Vec<u8>, usize)>>,
     /// Block buffers free for reuse.
     spare: Vec<Vec<u8>>,
     /// The lowest block that failed, with its error (None: it did not fit).
@@ -521,7 +519,11 @@ fn lock<'a, 'd>(m: &'a Mutex<Placement<'d>>) -> MutexGuard<'a, Placement<'d>> {
 
 /// Compresses all blocks on `pool`'s threads into `out`, in block order; None when they do not
 /// fit. Blocks are handed out in order to whichever thread is free; each thread compresses into
-/// a buffer of its own (reused, and small enough to stay in cache) and copies it out.
+/// a buffer of its own (reused, and small enough to stay in cache), waits until the blocks before
+/// its block are written and copies it out. Blocks were taken in order, so the thread holding
+/// the next block to write is running and the wait ends. No thread runs ahead stashing finished
+/// blocks: a thread running while another was descheduled kept most of the chunk in buffers
+/// (up to a megabyte of peak RSS more than c-blosc2 at 2 threads for incompressible data).
 fn compress_blocks_parallel(
     job: &BlockJob<'_>,
     pool: &Pool,
@@ -533,7 +535,6 @@ fn compress_blocks_parallel(
         pos: 0,
         rest: out,
         bstarts: Vec::with_capacity(job.nblocks),
-        waiting: (0..job.nblocks).map(|_| None).collect(),
         spare,
         failure: None,
     });
@@ -541,26 +542,12 @@ fn compress_blocks_parallel(
     let stop = AtomicBool::new(false);
     // Signalled whenever the next block to write moves on or the run stops.
     let advanced = Condvar::new();
-    // How far ahead of the next block to write a thread may start a block: finished blocks
-    // wait in buffers of their own, so without a bound a thread that runs while another is
-    // descheduled would stash most of the chunk (megabytes of peak RSS on a busy machine).
-    let window = 2 * pool.nthreads();
     pool.run(&|worker| {
         let mut buf = lock(&placement).spare.pop().unwrap_or_default();
-        'blocks: while !stop.load(Ordering::Relaxed) {
+        while !stop.load(Ordering::Relaxed) {
             let nblock = next_block.fetch_add(1, Ordering::Relaxed);
             if nblock >= job.nblocks {
                 break;
-            }
-            if nblock >= window {
-                // The thread holding block `next` is running (it took it), so this ends.
-                let mut st = lock(&placement);
-                while st.next + window <= nblock && !stop.load(Ordering::Relaxed) {
-                    st = advanced.wait(st).unwrap_or_else(|e| e.into_inner());
-                }
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
             }
             let need = job.max_block_out(nblock);
             let r = with_scratch(|s| compress_block(job, nblock, worker, reuse(&mut buf, need), s));
@@ -574,52 +561,33 @@ fn compress_blocks_parallel(
                     break;
                 }
             };
-            if st.next != nblock {
-                st.waiting[nblock] = Some((buf, n));
-                buf = st.spare.pop().unwrap_or_default();
-                continue;
+            while st.next != nblock && !stop.load(Ordering::Relaxed) {
+                st = advanced.wait(st).unwrap_or_else(|e| e.into_inner());
             }
-            // Write this block and then every finished block after it, copying outside the lock.
-            let mut current = (buf, n);
-            loop {
-                let (data, n) = current;
-                if n > st.rest.len() {
-                    let nblock = st.next;
-                    st.fail(nblock, None);
-                    stop.store(true, Ordering::Relaxed);
-                    advanced.notify_all();
-                    buf = data;
-                    break 'blocks;
-                }
-                let (region, rest) = std::mem::take(&mut st.rest).split_at_mut(n);
-                st.rest = rest;
-                let start = st.pos as i32;
-                st.bstarts.push(start);
-                st.pos += n;
-                st.next += 1;
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if n > st.rest.len() {
+                st.fail(nblock, None);
+                stop.store(true, Ordering::Relaxed);
                 advanced.notify_all();
-                let following = st.next;
-                let following = st.waiting.get_mut(following).and_then(Option::take);
-                drop(st);
-                copy_bytes(region, &data[..n]);
-                match following {
-                    Some(f) => {
-                        st = lock(&placement);
-                        st.spare.push(data);
-                        current = f;
-                    }
-                    None => {
-                        buf = data;
-                        break;
-                    }
-                }
+                break;
             }
+            // Claim this block's place, let the next block's thread go on, copy outside the lock.
+            let (region, rest) = std::mem::take(&mut st.rest).split_at_mut(n);
+            st.rest = rest;
+            let start = st.pos as i32;
+            st.bstarts.push(start);
+            st.pos += n;
+            st.next += 1;
+            advanced.notify_all();
+            drop(st);
+            copy_bytes(region, &buf[..n]);
         }
         lock(&placement).spare.push(buf);
     });
     let st = placement.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut buffers = st.spare;
-    buffers.extend(st.waiting.into_iter().flatten().map(|(b, _)| b));
+    let buffers = st.spare;
     // Keep the buffers for the next call unless they hold a lot of memory.
     if buffers.iter().map(Vec::capacity).sum::<usize>() <= MAX_KEPT_BLOCK_BUFFERS {
         with_scratch(|s| s.block_outs = buffers);

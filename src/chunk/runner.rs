@@ -47,11 +47,6 @@ impl Pool {
         })
     }
 
-    /// The threads jobs run on, the caller included.
-    pub fn nthreads(&self) -> usize {
-        self.nthreads
-    }
-
     /// Runs `job(0)` .. `job(nthreads - 1)` concurrently and returns when all have run: job 0
     /// on the calling thread, the others on the pool's threads, or all of them on the installed
     /// job runner.

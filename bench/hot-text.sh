@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Regenerates link/hot-text.ld, the list of functions build.rs lays out together at the start of
+# the shared library's code (fewer code pages touched: lower RSS for every process using it).
+#
+#   bench/hot-text.sh
+#
+# Runs every bench/bench.c workload once on our release library under callgrind and lists the
+# functions each one ran, smallest workloads first, so each workload's code is few runs of pages.
+# Rerun it after large changes (new functions, different inlining): a function missing from the
+# list still works, it only lands with the cold code. Takes about 4 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+ref=$(capi-tests/get-reference.sh)
+out=target/hot-text
+mkdir -p "$out"
+${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -I"$ref/include" bench/bench.c -o "$out/bench" -ldl -lm
+lib="$PWD/target/release/libblosc2.so"
+# Small chunks first (their few functions end up in the first pages), then the 4 MiB chunks at
+# two threads (the thread pool's code next to them) and at one, the Zstd ones (much code of its
+# own), super-chunks and b2nd.
+order=$("$out/bench" --list | awk -F'\t' '
+  $2 ~ /schunk/ { print 4, $1; next }
+  $2 ~ /b2nd/ { print 5, $1; next }
+  $2 ~ /zstd/ { print 3, $1; next }
+  $2 ~ /KiB/ { print 0, $1; next }
+  $2 ~ /t2$/ { print 1, $1; next }
+  { print 2, $1 }' | sort -n -k1,1 -k2,2 -s | cut -d' ' -f2)
+profiles=()
+for w in $order; do
+  f="$out/callgrind.$w"
+  TMPDIR="$out" valgrind --tool=callgrind --demangle=no --dump-instr=no --callgrind-out-file="$f" \
+    "$out/bench" --child "$w" 0 "$lib" 1 >/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
+  profiles+=("$f")
+done
+python3 bench/hot_text.py "$lib" link/hot-text.ld "${profiles[@]}"
