@@ -122,10 +122,15 @@ fn main() {
     }
     let mut back = vec![0u8; 4096];
     let mut total = 0;
+    let start = std::time::Instant::now();
     for _ in 0..iters {
         for (s, n) in &all {
             total += blosclz::decompress(std::hint::black_box(s), &mut back[..*n]);
         }
     }
-    println!("decoded {total} bytes");
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "decoded {total} bytes, {:.1} MB/s",
+        total as f64 / secs / 1e6
+    );
 }

@@ -394,7 +394,7 @@ fn decompress_until<const PREFIX: bool>(input: &[u8], output: &mut [u8], stop: u
 /// (1 or 3 bytes) and the next control byte.
 const MATCH_TAIL_BYTES: usize = 4;
 /// Output bytes a wide match copy may write past the match end.
-const WIDE_COPY_SLACK: usize = 16;
+const WIDE_COPY_SLACK: usize = 32;
 
 /// Decodes tokens while each one, whole, lies inside the input and the output and is followed
 /// by another: literal runs are copied as fixed 32-byte chunks when both buffers have room for
@@ -609,26 +609,39 @@ const PATTERN_STEP: [usize; 8] = [16, 16, 16, 15, 16, 15, 12, 14];
 /// [`WIDE_COPY_SLACK`] bytes past the match end, which later tokens overwrite.
 ///
 /// The caller guarantees `1 <= distance <= op` and `op + len + WIDE_COPY_SLACK <=
-/// output.len()`; with them, every chunk below starts before `op + len`, so it ends before
-/// `op + len + 16`, and reads only bytes before `op + len`.
+/// output.len()`; with them, every chunk below starts before `op + len` (or is one of the
+/// first two of a far match), so it ends by `op + len + WIDE_COPY_SLACK`, and reads only bytes
+/// written before it.
 #[inline(always)]
 fn copy_match_wide(output: &mut [u8], op: usize, distance: usize, len: usize) {
     let end = op + len;
     let base = output.as_mut_ptr();
     let mut d = op;
     if distance >= 16 {
-        // Each source chunk ends at or before its destination, so it is already final.
-        loop {
+        // Each source chunk ends at or before its destination, so it is already final. The
+        // first 32 bytes go unconditionally: most matches are shorter, and a copy loop's exit
+        // after one or two rounds is a branch the CPU mispredicts often.
+        // SAFETY: `op + 32 <= op + len + WIDE_COPY_SLACK <= output.len()`, and each source
+        // chunk ends at or before its destination (`distance >= 16`).
+        unsafe {
+            let chunk = base.add(op - distance).cast::<[u8; 16]>().read_unaligned();
+            base.add(op).cast::<[u8; 16]>().write_unaligned(chunk);
+            let chunk = base
+                .add(op + 16 - distance)
+                .cast::<[u8; 16]>()
+                .read_unaligned();
+            base.add(op + 16).cast::<[u8; 16]>().write_unaligned(chunk);
+        }
+        d += 32;
+        while d < end {
             // SAFETY: `d < end`, so `d + 16 <= output.len()`, and `d - distance + 16 <= d`.
             unsafe {
                 let chunk = base.add(d - distance).cast::<[u8; 16]>().read_unaligned();
                 base.add(d).cast::<[u8; 16]>().write_unaligned(chunk);
             }
             d += 16;
-            if d >= end {
-                return;
-            }
         }
+        return;
     }
     if distance >= 8 {
         loop {
