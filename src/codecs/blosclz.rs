@@ -398,7 +398,7 @@ const WIDE_COPY_SLACK: usize = 32;
 
 /// Decodes tokens while each one, whole, lies inside the input and the output and is followed
 /// by another: literal runs are copied as fixed 32-byte chunks when both buffers have room for
-/// one, and matches by [`copy_match_wide`] when the output has [`WIDE_COPY_SLACK`] bytes of
+/// one (by [`copy_literal_near_end`] otherwise), and matches by [`copy_match_wide`] when the output has [`WIDE_COPY_SLACK`] bytes of
 /// room past them (by [`copy_match`] otherwise).
 ///
 /// Starts and ends at a token boundary: `ctrl` is the token's control byte and `ip` the
@@ -434,7 +434,17 @@ fn decode_fast<const PREFIX: bool>(
         if ctrl < 32 {
             let run = ctrl + 1;
             if ip >= chunk_ip_end || op > chunk_op_end {
-                return (token_ip, op, ctrl);
+                // Near an end: a run followed by another token is still copied here (the
+                // stream's last token and anything out of bounds go to `decode_checked`).
+                if ip + run >= ip_limit || op + run > op_limit {
+                    return (token_ip, op, ctrl);
+                }
+                copy_literal_near_end(&input[ip..], &mut output[op..], run);
+                op += run;
+                ip += run;
+                ctrl = input[ip] as usize;
+                ip += 1;
+                continue;
             }
             // SAFETY: `ip + MAX_COPY < input.len()` and `op + MAX_COPY <= output.len()` (just
             // checked), and `run <= MAX_COPY`, so the chunk read, the chunk written and the
@@ -498,6 +508,19 @@ fn decode_fast<const PREFIX: bool>(
         op += len;
     }
     (ip, op, ctrl)
+}
+
+/// Copies a literal run of `run` bytes from the start of `src` to the start of `dst` (both
+/// hold at least `run`), a whole 16-byte chunk when the run and both buffers allow it.
+#[inline(always)]
+fn copy_literal_near_end(src: &[u8], dst: &mut [u8], run: usize) {
+    if let (Some(from), Some(to)) = (src.first_chunk::<16>(), dst.first_chunk_mut::<16>()) {
+        if run <= 16 {
+            *to = *from;
+            return;
+        }
+    }
+    dst[..run].copy_from_slice(&src[..run]);
 }
 
 /// Every token checked step by step: the tail of a stream, and the tokens [`decode_fast`]
