@@ -83,7 +83,7 @@ def main():
                     order.append(g)
     with open(out, "w") as f:
         f.write(HEADER)
-        f.write("SECTIONS {\n  .text.hot : {\n    *(.plt)\n")
+        f.write("SECTIONS {\n  .text.hot : {\n    *(.plt)\n    *crtbeginS.o(.text)\n")
         for g in order:
             # LLVM and GCC put cold functions in .text.unlikely.*; ThinLTO may add .llvm.<n>
             f.write(f"    *(.text.{g} .text.{g}.llvm.* .text.unlikely.{g} .text.unlikely.{g}.llvm.*)\n")
