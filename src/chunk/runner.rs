@@ -80,6 +80,36 @@ pub fn for_each_item(
     for_each_item_on(pool, job_runner().as_deref(), nitems, f)
 }
 
+/// Runs `f(i, piece, worker)` for every piece of `dst` cut into `piece_len`-byte pieces (the
+/// last may be shorter) on the workers of `pool`, each piece once, as [`for_each_item`] runs
+/// items: the workers take the next piece until none is left, so a worker that starts late
+/// (woken after the caller began) takes fewer pieces rather than holding the others up.
+pub fn for_each_piece(
+    pool: &Pool,
+    dst: &mut [u8],
+    piece_len: usize,
+    f: impl Fn(usize, &mut [u8], usize) -> Result<()> + Sync,
+) -> Result<()> {
+    for_each_piece_on(pool, job_runner().as_deref(), dst, piece_len, f)
+}
+
+fn for_each_piece_on(
+    pool: &Pool,
+    runner: Option<&dyn JobRunner>,
+    dst: &mut [u8],
+    piece_len: usize,
+    f: impl Fn(usize, &mut [u8], usize) -> Result<()> + Sync,
+) -> Result<()> {
+    let pieces: Vec<Mutex<Option<&mut [u8]>>> = dst
+        .chunks_mut(piece_len.max(1))
+        .map(|p| Mutex::new(Some(p)))
+        .collect();
+    for_each_item_on(pool, runner, pieces.len(), |i, worker| {
+        let piece = pieces[i].lock().unwrap_or_else(|e| e.into_inner()).take();
+        f(i, piece.ok_or(Error::ThreadCreate)?, worker)
+    })
+}
+
 fn for_each_item_on(
     pool: &Pool,
     runner: Option<&dyn JobRunner>,
@@ -150,6 +180,25 @@ mod tests {
             let r = for_each_item_on(&pool, runner, 100, |i, _| match i {
                 7 => Err(Error::Data),
                 5 => Err(Error::CodecParam),
+                _ => Ok(()),
+            });
+            assert_eq!(r, Err(Error::CodecParam));
+        }
+        for runner in [None, Some(&Serial as &dyn JobRunner)] {
+            let mut buf = vec![0u8; 1000];
+            for_each_piece_on(&pool, runner, &mut buf, 64, |i, piece, _| {
+                assert!(piece.len() == 64 || (i == 15 && piece.len() == 1000 - 15 * 64));
+                piece.fill(i as u8 + 1);
+                Ok(())
+            })
+            .unwrap();
+            assert!(buf
+                .iter()
+                .enumerate()
+                .all(|(k, &b)| b as usize == k / 64 + 1));
+            let r = for_each_piece_on(&pool, runner, &mut buf, 64, |i, _, _| match i {
+                9 => Err(Error::Data),
+                3 => Err(Error::CodecParam),
                 _ => Ok(()),
             });
             assert_eq!(r, Err(Error::CodecParam));
