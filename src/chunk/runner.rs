@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use crate::{Error, Result};
 
@@ -59,12 +60,33 @@ impl Pool {
             runner.run(self.nthreads, job);
             return;
         }
+        let running = AtomicUsize::new(self.nthreads - 1);
         self.helpers.in_place_scope(|scope| {
             for worker in 1..self.nthreads {
-                scope.spawn(move |_| job(worker));
+                let running = &running;
+                scope.spawn(move |_| {
+                    job(worker);
+                    running.fetch_sub(1, Ordering::Release);
+                });
             }
             job(0);
+            // The scope's end puts the caller to sleep until the pool's jobs are done, and
+            // waking it again costs more than the last block of a fast codec takes: wait for
+            // them awake for a while first.
+            spin_until_zero(&running, SPIN_BEFORE_SLEEP);
         });
+    }
+}
+
+/// How long the caller waits awake for the pool's threads to finish before sleeping.
+const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(100);
+
+/// Waits awake until `count` is 0 or `budget` has passed. It yields between looks, so that on
+/// a busy machine the thread it waits for (or anyone else) gets the core rather than a spinner.
+fn spin_until_zero(count: &AtomicUsize, budget: Duration) {
+    let start = Instant::now();
+    while count.load(Ordering::Acquire) != 0 && start.elapsed() < budget {
+        std::thread::yield_now();
     }
 }
 
