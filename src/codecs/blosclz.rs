@@ -102,38 +102,48 @@ fn hash(seq: u32, hash_log: u32) -> usize {
 /// run finders both land there, whatever their word size).
 #[inline(always)]
 fn match_end(data: &[u8], start: usize, bound: usize, distance: usize) -> usize {
-    let mut p = start;
+    // The bytes from `start` and the ones `distance` before them, both up to `bound`: equal
+    // lengths, so each comparison below needs no bounds check of its own.
+    let (Some(cur), Some(prev)) = (
+        data.get(start..bound),
+        data.get(start.wrapping_sub(distance)..bound.wrapping_sub(distance)),
+    ) else {
+        return bound;
+    };
+    let mut matched = 0;
     // Most matches are short: settle them with one 8-byte comparison.
-    if p + 8 <= bound {
-        let diff = read_u64(data, p) ^ read_u64(data, p - distance);
+    if let (Some(a), Some(b)) = (cur.first_chunk::<8>(), prev.first_chunk::<8>()) {
+        let diff = u64::from_le_bytes(*a) ^ u64::from_le_bytes(*b);
         if diff != 0 {
-            return p + (diff.trailing_zeros() / 8) as usize + 1;
+            return start + (diff.trailing_zeros() / 8) as usize + 1;
         }
-        p += 8;
+        matched = 8;
     }
     // Long matches (runs above all): compare 32 bytes at a time, then find the byte below.
-    while p + 32 <= bound {
-        let a: &[u8; 32] = data[p..p + 32].try_into().unwrap_or(&[0; 32]);
-        let b: &[u8; 32] = data[p - distance..p - distance + 32]
-            .try_into()
-            .unwrap_or(&[0; 32]);
+    for (a, b) in cur[matched..]
+        .chunks_exact(32)
+        .zip(prev[matched..].chunks_exact(32))
+    {
         if a != b {
             break;
         }
-        p += 32;
+        matched += 32;
     }
-    while p + 8 <= bound {
-        let diff = read_u64(data, p) ^ read_u64(data, p - distance);
+    for (a, b) in cur[matched..]
+        .chunks_exact(8)
+        .zip(prev[matched..].chunks_exact(8))
+    {
+        let diff = read_u64(a, 0) ^ read_u64(b, 0);
         if diff != 0 {
-            return p + (diff.trailing_zeros() / 8) as usize + 1;
+            return start + matched + (diff.trailing_zeros() / 8) as usize + 1;
         }
-        p += 8;
+        matched += 8;
     }
-    while p < bound {
-        if data[p] != data[p - distance] {
-            return p + 1;
+    for (a, b) in cur[matched..].iter().zip(&prev[matched..]) {
+        if a != b {
+            return start + matched + 1;
         }
-        p += 1;
+        matched += 1;
     }
     bound
 }
