@@ -289,6 +289,9 @@ fn link_hot_text(root: &Path) {
     }
     println!("cargo:rustc-cdylib-link-arg=-B{}", gcc_ld.display());
     println!("cargo:rustc-cdylib-link-arg=-fuse-ld=lld");
+    if libc_has_packed_relocations() {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-z,pack-relative-relocs");
+    }
     // -Xlinker, not -Wl,: a comma in the path would split it.
     println!("cargo:rustc-cdylib-link-arg=-Xlinker");
     println!("cargo:rustc-cdylib-link-arg=-T");
@@ -297,6 +300,26 @@ fn link_hot_text(root: &Path) {
         "cargo:rustc-cdylib-link-arg={}",
         root.join("link/hot-text.ld").display()
     );
+}
+
+/// Whether the C library linked against loads packed relative relocations (DT_RELR, glibc 2.36+
+/// defines the version GLIBC_ABI_DT_RELR that `-z pack-relative-relocs` makes the library need).
+/// Packed, the ~2,000 relocations of the library take ~1 KiB instead of ~50 KiB, and the loader
+/// touches one 64 KiB window of the file less in every process.
+fn libc_has_packed_relocations() -> bool {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let Ok(out) = std::process::Command::new(cc)
+        .arg("-print-file-name=libc.so.6")
+        .output()
+    else {
+        return false;
+    };
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    std::fs::read(path).is_ok_and(|bytes| {
+        bytes
+            .windows(b"GLIBC_ABI_DT_RELR".len())
+            .any(|w| w == b"GLIBC_ABI_DT_RELR")
+    })
 }
 
 fn main() {

@@ -4,8 +4,9 @@
     hot_text.py LIBRARY OUT.ld CALLGRIND_FILE...
 
 Lists the functions of LIBRARY (its path as callgrind shows it) that ran in the profiles, in the
-order the profiles are given (each profile adds the functions the ones before did not run), as
-input-section globs of an
+order the profiles are given (each profile adds the functions the ones before did not run), then
+regrouped by the set of profiles that run them to lower the 64 KiB windows of code each profile
+touches (the kernel maps a file's pages in such windows), as input-section globs of an
 output section .text.hot inserted before .text. Symbol hashes and ThinLTO suffixes become `*`,
 so the list survives code changes and compiler updates that only rename symbols. The PLT goes
 first: every call from the C codecs into libc passes through it."""
@@ -69,26 +70,103 @@ def aliases(library):
     return {name: names for names in at.values() for name in names}
 
 
+def sizes_and_start(library):
+    """Bytes of code per glob in library, and the address where .text.hot (or .text) starts."""
+    size = {}
+    nm = subprocess.run(["nm", "-S", "--defined-only", library], capture_output=True, text=True, check=True)
+    for line in nm.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in "tTwW":
+            g = glob(parts[3])
+            if g:
+                size[g] = max(size.get(g, 0), int(parts[1], 16))
+    start = {}
+    sections = subprocess.run(["readelf", "-SW", library], capture_output=True, text=True, check=True)
+    for line in sections.stdout.splitlines():
+        m = re.search(r"\] (\.text(?:\.hot)?)\s+PROGBITS\s+([0-9a-f]+)", line)
+        if m:
+            start[m.group(1)] = int(m.group(2), 16)
+    return size, start.get(".text.hot", start.get(".text", 0))
+
+
+WINDOW = 16  # log2 of the kernel's fault-around window (64 KiB): a touched page maps its window
+
+
+def windows(groups, members, size, start):
+    """Total over the profiles of the 64 KiB windows their functions touch, for this layout."""
+    touched = [set() for _ in range(len(members))]
+    at = start
+    for group in groups:
+        users = [i for i, m in enumerate(members) if group[0] in m]
+        for g in group:
+            at = (at + 15) & ~15
+            first, last = at >> WINDOW, (at + max(size.get(g, 0), 1) - 1) >> WINDOW
+            at += size.get(g, 0)
+            for i in users:
+                touched[i].update(range(first, last + 1))
+    return sum(len(t) for t in touched)
+
+
+def arrange(order, members, size, start):
+    """Groups the functions by the set of profiles that run them (keeping first-use order inside
+    a group) and moves whole groups while that lowers the windows all profiles touch together:
+    first-use order alone leaves a workload's code spread over the code the ones before it ran."""
+    by_users = {}
+    for g in order:
+        by_users.setdefault(tuple(g in m for m in members), []).append(g)
+    groups = list(by_users.values())
+    best = windows(groups, members, size, start)
+    improved = True
+    while improved:
+        improved = False
+        for i in range(len(groups)):
+            group = groups.pop(i)
+            best_at, best_cost = i, best
+            for j in range(len(groups) + 1):
+                if j != i:
+                    groups.insert(j, group)
+                    cost = windows(groups, members, size, start)
+                    groups.pop(j)
+                    if cost < best_cost:
+                        best_at, best_cost = j, cost
+            groups.insert(best_at, group)
+            if best_cost < best:
+                best, improved = best_cost, True
+    return [g for group in groups for g in group], best
+
+
 def main():
     library, out, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
     same = aliases(library)
-    order, placed = [], set()
+    order, placed, members = [], set(), []
     for path in profiles:
+        ran_here = set()
         for ran in functions(path, library):
             ran = re.sub(r"'\d+$", "", ran)  # callgrind's recursion-depth suffix
             for name in [ran] + same.get(ran, []):
                 g = glob(name)
+                if g:
+                    ran_here.add(g)
                 if g and g not in placed:
                     placed.add(g)
                     order.append(g)
+        members.append(ran_here)
+    size, start = sizes_and_start(library)
+    before = windows([[g] for g in order], members, size, start)
+    order, after = arrange(order, members, size, start)
     with open(out, "w") as f:
         f.write(HEADER)
-        f.write("SECTIONS {\n  .text.hot : {\n    *(.plt)\n")
+        f.write("SECTIONS {\n  .text.hot : {\n    *(.plt)\n    *crtbeginS.o(.text)\n")
         for g in order:
             # LLVM and GCC put cold functions in .text.unlikely.*; ThinLTO may add .llvm.<n>
             f.write(f"    *(.text.{g} .text.{g}.llvm.* .text.unlikely.{g} .text.unlikely.{g}.llvm.*)\n")
         f.write("  }\n} INSERT BEFORE .text;\n")
-    print(f"link/hot-text.ld: {len(order)} functions", file=sys.stderr)
+    print(
+        f"link/hot-text.ld: {len(order)} functions; 64 KiB code windows touched by the "
+        f"{len(profiles)} profiles together: {before} in first-use order, {after} arranged",
+        file=sys.stderr,
+    )
 
 
-main()
+if __name__ == "__main__":
+    main()

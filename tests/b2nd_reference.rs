@@ -320,7 +320,7 @@ fn mutated_metalayers_never_panic() {
         let mut s = MemStore::create(a.store().cparams().clone(), Default::default(), &()).unwrap();
         s.meta_add("b2nd", &m).unwrap();
         for c in &chunks {
-            s.append_chunk(c.clone()).unwrap();
+            s.append_chunk(c.as_slice().into()).unwrap();
         }
         if let Ok(b) = Array::from_store(s) {
             if b.nitems() < 1 << 16 {

@@ -221,6 +221,62 @@ fn incompressible_data_is_memcpyed_when_tight() {
     assert_eq!(c.compress(&data, &mut small).unwrap(), 0);
 }
 
+/// Memcpyed and special-value chunks of many blocks are copied or filled block by block on
+/// the context's threads: every thread count, with and without a maskout, gives one thread's
+/// bytes, and the compressor's plain copy writes the same chunk on any thread count.
+#[test]
+fn plain_chunks_alike_on_any_thread_count() {
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 + i / 1000) as u8).collect();
+    let bs = 16 * 1024;
+    let nblocks = data.len().div_ceil(bs);
+    let p1 = CParams {
+        compcode: 1,
+        clevel: 0,
+        blocksize: bs as i32,
+        ..Default::default()
+    };
+    let memcpyed = compress(&p1, &data);
+    assert!(ChunkHeader::parse(&memcpyed).unwrap().memcpyed());
+    for nthreads in [2i16, 3] {
+        let pn = CParams {
+            nthreads,
+            ..p1.clone()
+        };
+        assert_eq!(compress(&pn, &data), memcpyed, "nthreads {nthreads}");
+    }
+    let v = 0x0102030405060708u64.to_le_bytes();
+    let p8 = CParams {
+        typesize: 8,
+        blocksize: bs as i32,
+        ..Default::default()
+    };
+    let mut value = [0u8; 64];
+    let n = special::make(&p8, Special::Value, data.len() as i32, Some(&v), &mut value).unwrap();
+    let repeated: Vec<u8> = v.iter().copied().cycle().take(data.len()).collect();
+    let mask: Vec<bool> = (0..nblocks).map(|i| i % 3 == 1).collect();
+    for (chunk, want) in [(&memcpyed[..], &data), (&value[..n], &repeated)] {
+        let h = ChunkHeader::parse(chunk).unwrap();
+        assert!(h.blocksize as usize == bs, "{} blocks", h.blocksize);
+        for nthreads in [1i16, 2, 3] {
+            assert_eq!(&decompress(chunk, nthreads), want, "nthreads {nthreads}");
+            let d = Decompressor::new(DParams {
+                nthreads,
+                ..Default::default()
+            })
+            .unwrap();
+            let mut out = vec![0xAAu8; data.len()];
+            d.decompress(chunk, &mut out, Some(&mask)).unwrap();
+            for (i, (got, want)) in out.chunks(bs).zip(want.chunks(bs)).enumerate() {
+                if mask[i] {
+                    assert!(got.iter().all(|&b| b == 0xAA), "masked block {i} written");
+                } else {
+                    assert_eq!(got, want, "block {i}, nthreads {nthreads}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn getitem_and_maskout_agree_with_full_decompression() {
     let data: Vec<u8> = (0..200_000u32)

@@ -14,6 +14,7 @@ use crate::chunk::decompress::BlockSpan;
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
 use crate::{Error, Result};
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 /// Name of the metalayer describing the array.
@@ -968,10 +969,10 @@ impl<S: ChunkStore> Array<S> {
             let mut data = Scratch::chunk_data();
             for n in 0..nchunks {
                 let chunk = if raw {
-                    self.store.chunk(n)?.into_owned()
+                    self.store.chunk(n)?
                 } else {
                     self.read_chunk(n, None, &mut data)?;
-                    out.store.compress_chunk(&data)?
+                    Cow::Owned(out.store.compress_chunk(&data)?)
                 };
                 out.store.append_chunk(chunk)?;
             }
@@ -1087,7 +1088,7 @@ impl<S: ChunkStore> Array<S> {
         if same_chunks {
             let nchunks = if g.ndim() == 0 { 1 } else { nchunks_of(g) };
             for n in 0..nchunks {
-                out.store.append_chunk(self.store.chunk(n)?.into_owned())?;
+                out.store.append_chunk(self.store.chunk(n)?)?;
             }
         } else {
             out.store.fill_special(

@@ -78,8 +78,11 @@ impl ChunkStore for Schunk {
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         compress_with(self.compressor(), data)
     }
-    fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64> {
-        self.append_chunk_owned(chunk)
+    fn append_chunk(&mut self, chunk: Cow<'_, [u8]>) -> Result<i64> {
+        match chunk {
+            Cow::Owned(chunk) => self.append_chunk_owned(chunk),
+            Cow::Borrowed(chunk) => Schunk::append_chunk(self, chunk),
+        }
     }
     fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {
         Schunk::insert_chunk(self, nchunk, &chunk)

@@ -62,7 +62,9 @@ pub trait ChunkStore: Sized + Sync {
     /// Compresses `data` as one chunk with the store's parameters.
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>>;
     /// Adds a compressed chunk at the end; returns the new number of chunks.
-    fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64>;
+    /// Appends a compressed chunk, copied only where the store must own it (a file-backed
+    /// super-chunk writes a borrowed chunk straight to the file).
+    fn append_chunk(&mut self, chunk: Cow<'_, [u8]>) -> Result<i64>;
     /// Inserts a compressed chunk before position `nchunk`; returns the new number of chunks.
     fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
     /// Replaces chunk `nchunk`; returns the number of chunks.
@@ -108,7 +110,7 @@ pub trait ChunkStore: Sized + Sync {
     fn fill_special(&mut self, nchunks: i64, kind: Special, chunk_nbytes: usize) -> Result<()> {
         let chunk = self.special_chunk(kind, chunk_nbytes, None)?;
         for _ in 0..nchunks {
-            self.append_chunk(chunk.clone())?;
+            self.append_chunk(Cow::Borrowed(&chunk))?;
         }
         Ok(())
     }
@@ -143,7 +145,14 @@ pub(crate) fn decompress_defined(
 /// Compresses `data` as one chunk (room for the worst case, so it always fits).
 pub(crate) fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
     let mut dst = Scratch::compressed();
-    dst.resize(data.len() + MAX_OVERHEAD, 0);
+    let room = data.len() + MAX_OVERHEAD;
+    if dst.capacity() < room {
+        // Zeroed by the allocator (fresh pages stay untouched until written), where `resize`
+        // would write every byte: only the bytes compressed into it ever become resident.
+        *dst = vec![0; room];
+    } else {
+        dst.resize(room, 0);
+    }
     // c-blosc2's b2nd answers any compression error (a filter that refuses the data, say)
     // with BLOSC2_ERROR_FAILURE.
     match compressor.compress(data, &mut dst) {
@@ -234,8 +243,8 @@ impl ChunkStore for MemStore {
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
         compress_with(&self.compressor, data)
     }
-    fn append_chunk(&mut self, chunk: Vec<u8>) -> Result<i64> {
-        self.chunks.push(chunk);
+    fn append_chunk(&mut self, chunk: Cow<'_, [u8]>) -> Result<i64> {
+        self.chunks.push(chunk.into_owned());
         Ok(self.chunks.len() as i64)
     }
     fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {

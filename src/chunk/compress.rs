@@ -1,7 +1,7 @@
 //! Chunk compression: header, block starts, optional dictionary, and per-block streams.
 
 use super::blocksize::{compute_blocksize, split_block};
-use super::copy::copy_bytes;
+use super::copy::{copy_blocks, copy_bytes};
 use super::header::*;
 use super::params::{BlockInfo, CParams};
 use super::pipeline::{self, Loc};
@@ -374,7 +374,7 @@ pub(crate) fn compress(
             }
         }
     } else {
-        copy_bytes(&mut dst[hl..total], src);
+        copy_blocks(pool, &mut dst[hl..total], src, bs)?;
     }
     Ok(total)
 }

@@ -30,6 +30,31 @@ pub fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// `copy_bytes(dst, src)` split into `block`-byte pieces shared out among `pool`'s threads when
+/// there are at least two: c-blosc2 copies the blocks of a memcpyed chunk on all its threads,
+/// and one core alone copies at well under what two do.
+pub fn copy_blocks(
+    pool: Option<&super::runner::Pool>,
+    dst: &mut [u8],
+    src: &[u8],
+    block: usize,
+) -> crate::Result<()> {
+    match pool {
+        Some(pool) if src.len() / block.max(1) > 1 => {
+            assert_eq!(dst.len(), src.len(), "copy_blocks: lengths differ");
+            super::runner::for_each_piece(pool, dst, block, |i, piece, _| {
+                let from = i * block;
+                copy_bytes(piece, &src[from..from + piece.len()]);
+                Ok(())
+            })
+        }
+        _ => {
+            copy_bytes(dst, src);
+            Ok(())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,6 +72,25 @@ mod tests {
                 assert_eq!(&dst[shift..shift + len], &src[..len]);
                 assert!(dst[..shift].iter().all(|&b| b == 0));
                 assert!(dst[shift + len..].iter().all(|&b| b == 0));
+            }
+        }
+    }
+
+    #[test]
+    fn copies_in_blocks_on_a_pool() {
+        let pool = super::super::runner::Pool::new(2).unwrap();
+        let src: Vec<u8> = (0..100_000).map(|i| (i * 13 + i / 256) as u8).collect();
+        for (len, block) in [
+            (0, 4096),
+            (5000, 4096),
+            (8192, 4096),
+            (100_000, 4096),
+            (100_000, 1),
+        ] {
+            for pool in [None, Some(&pool)] {
+                let mut dst = vec![0u8; len];
+                copy_blocks(pool, &mut dst, &src[..len], block).unwrap();
+                assert_eq!(dst, &src[..len]);
             }
         }
     }

@@ -798,16 +798,7 @@ fn decode_delta_blocks_in_parallel(
 ) -> Result<()> {
     let bs = chunk.header.blocksize as usize;
     let block0: OnceLock<Option<Vec<u8>>> = OnceLock::new();
-    let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> = dst
-        .chunks_mut(bs)
-        .map(|b| std::sync::Mutex::new(Some(b)))
-        .collect();
-    super::runner::for_each_item(pool, slots.len(), |k, tid| {
-        let block = slots[k]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .ok_or(Error::ThreadCreate)?;
+    super::runner::for_each_piece(pool, dst, bs, |k, block, tid| {
         if k == 0 {
             let release = ReleaseDrefOnDrop(&block0);
             let mut decoded = vec![0u8; block.len()];
@@ -854,14 +845,12 @@ pub(crate) fn decompress_with(
     let bs = h.blocksize as usize;
     let dst = &mut dst[..nbytes];
     let masked = |i: usize| maskout.is_some_and(|m| m[i]);
+    // c-blosc2 runs on its threads only chunks of more than one block.
+    let pool = if nbytes / bs <= 1 { None } else { pool };
     if h.special_raw() != 0 || h.memcpyed() {
-        if dparams.postfilter.is_none() && maskout.is_none() {
-            chunk.fill_plain(0, dst)?;
-            return Ok(nbytes);
-        }
-        for (i, block) in dst.chunks_mut(bs).enumerate() {
+        let plain_block = |i: usize, block: &mut [u8], tid: usize| -> Result<()> {
             if masked(i) {
-                continue;
+                return Ok(());
             }
             chunk.fill_plain(i * bs, block)?;
             if let Some(post) = &dparams.postfilter {
@@ -873,11 +862,25 @@ pub(crate) fn decompress_with(
                         typesize: h.typesize as i32,
                         offset: (i * bs) as i32,
                         nblock: i as i32,
-                        tid: 0,
+                        tid: tid as i32,
                     },
                 ) != 0
                 {
                     return Err(Error::Postfilter);
+                }
+            }
+            Ok(())
+        };
+        // Copies and fills are split by block among the threads as c-blosc2 splits them: one
+        // thread alone moves a 4 MiB copy at a single core's memcpy speed, well below two.
+        match pool {
+            Some(pool) => super::runner::for_each_piece(pool, dst, bs, plain_block)?,
+            None if dparams.postfilter.is_none() && maskout.is_none() => {
+                chunk.fill_plain(0, dst)?
+            }
+            None => {
+                for (i, block) in dst.chunks_mut(bs).enumerate() {
+                    plain_block(i, block, 0)?;
                 }
             }
         }
@@ -890,49 +893,37 @@ pub(crate) fn decompress_with(
         format_version: h.version,
         dparams,
     };
-    let pool = if nbytes / bs <= 1 { None } else { pool };
     if let Some(pool) = pool.filter(|_| chunk.has_delta() && chunk.nblocks > 2) {
         return decode_delta_blocks_in_parallel(&chunk, &bw, dst, pool, &masked).map(|()| nbytes);
     }
-    let (first, rest) = dst.split_at_mut(bs.min(nbytes));
     let mut dref_buf = Vec::new();
-    let (dref, first, start_block): (Option<&[u8]>, Option<&mut [u8]>, usize) = if chunk.has_delta()
-    {
+    let (dref, todo, start_block): (Option<&[u8]>, &mut [u8], usize) = if chunk.has_delta() {
         // DELTA's reference is block 0: decode it first (even when masked out).
+        let (first, rest) = dst.split_at_mut(bs.min(nbytes));
         if masked(0) {
             dref_buf.resize(first.len(), 0);
             with_scratch(|s| chunk.decode_block(&bw, 0, &mut dref_buf, Dref::None, 0, s))?;
-            (Some(&dref_buf), None, 1)
+            (Some(&dref_buf), rest, 1)
         } else {
             with_scratch(|s| chunk.decode_block(&bw, 0, first, Dref::None, 0, s))?;
-            (Some(&*first), None, 1)
+            (Some(&*first), rest, 1)
         }
     } else {
-        (None, Some(first), 0)
+        (None, dst, 0)
     };
-    let blocks = first.into_iter().chain(rest.chunks_mut(bs));
     let nleft = chunk.nblocks - start_block;
-    let decode = |i: usize, block: &mut [u8], tid: usize| -> Result<()> {
+    let decode = |k: usize, block: &mut [u8], tid: usize| -> Result<()> {
+        let i = k + start_block;
         if masked(i) {
             return Ok(());
         }
         with_scratch(|s| chunk.decode_block(&bw, i, block, dref, tid, s))
     };
     match pool {
-        Some(pool) if nleft > 1 => {
-            let slots: Vec<std::sync::Mutex<Option<&mut [u8]>>> =
-                blocks.map(|b| std::sync::Mutex::new(Some(b))).collect();
-            super::runner::for_each_item(pool, slots.len(), |k, tid| {
-                let taken = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
-                match taken {
-                    Some(b) => decode(k + start_block, b, tid),
-                    None => Err(Error::ThreadCreate),
-                }
-            })?;
-        }
+        Some(pool) if nleft > 1 => super::runner::for_each_piece(pool, todo, bs, decode)?,
         _ => {
-            for (k, b) in blocks.enumerate() {
-                decode(k + start_block, b, 0)?;
+            for (k, b) in todo.chunks_mut(bs).enumerate() {
+                decode(k, b, 0)?;
             }
         }
     }

@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use crate::{Error, Result};
 
@@ -59,12 +60,33 @@ impl Pool {
             runner.run(self.nthreads, job);
             return;
         }
+        let running = AtomicUsize::new(self.nthreads - 1);
         self.helpers.in_place_scope(|scope| {
             for worker in 1..self.nthreads {
-                scope.spawn(move |_| job(worker));
+                let running = &running;
+                scope.spawn(move |_| {
+                    job(worker);
+                    running.fetch_sub(1, Ordering::Release);
+                });
             }
             job(0);
+            // The scope's end puts the caller to sleep until the pool's jobs are done, and
+            // waking it again costs more than the last block of a fast codec takes: wait for
+            // them awake for a while first.
+            spin_until_zero(&running, SPIN_BEFORE_SLEEP);
         });
+    }
+}
+
+/// How long the caller waits awake for the pool's threads to finish before sleeping.
+const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(100);
+
+/// Waits awake until `count` is 0 or `budget` has passed. It yields between looks, so that on
+/// a busy machine the thread it waits for (or anyone else) gets the core rather than a spinner.
+fn spin_until_zero(count: &AtomicUsize, budget: Duration) {
+    let start = Instant::now();
+    while count.load(Ordering::Acquire) != 0 && start.elapsed() < budget {
+        std::thread::yield_now();
     }
 }
 
@@ -78,6 +100,36 @@ pub fn for_each_item(
     f: impl Fn(usize, usize) -> Result<()> + Sync,
 ) -> Result<()> {
     for_each_item_on(pool, job_runner().as_deref(), nitems, f)
+}
+
+/// Runs `f(i, piece, worker)` for every piece of `dst` cut into `piece_len`-byte pieces (the
+/// last may be shorter) on the workers of `pool`, each piece once, as [`for_each_item`] runs
+/// items: the workers take the next piece until none is left, so a worker that starts late
+/// (woken after the caller began) takes fewer pieces rather than holding the others up.
+pub fn for_each_piece(
+    pool: &Pool,
+    dst: &mut [u8],
+    piece_len: usize,
+    f: impl Fn(usize, &mut [u8], usize) -> Result<()> + Sync,
+) -> Result<()> {
+    for_each_piece_on(pool, job_runner().as_deref(), dst, piece_len, f)
+}
+
+fn for_each_piece_on(
+    pool: &Pool,
+    runner: Option<&dyn JobRunner>,
+    dst: &mut [u8],
+    piece_len: usize,
+    f: impl Fn(usize, &mut [u8], usize) -> Result<()> + Sync,
+) -> Result<()> {
+    let pieces: Vec<Mutex<Option<&mut [u8]>>> = dst
+        .chunks_mut(piece_len.max(1))
+        .map(|p| Mutex::new(Some(p)))
+        .collect();
+    for_each_item_on(pool, runner, pieces.len(), |i, worker| {
+        let piece = pieces[i].lock().unwrap_or_else(|e| e.into_inner()).take();
+        f(i, piece.ok_or(Error::ThreadCreate)?, worker)
+    })
 }
 
 fn for_each_item_on(
@@ -150,6 +202,25 @@ mod tests {
             let r = for_each_item_on(&pool, runner, 100, |i, _| match i {
                 7 => Err(Error::Data),
                 5 => Err(Error::CodecParam),
+                _ => Ok(()),
+            });
+            assert_eq!(r, Err(Error::CodecParam));
+        }
+        for runner in [None, Some(&Serial as &dyn JobRunner)] {
+            let mut buf = vec![0u8; 1000];
+            for_each_piece_on(&pool, runner, &mut buf, 64, |i, piece, _| {
+                assert!(piece.len() == 64 || (i == 15 && piece.len() == 1000 - 15 * 64));
+                piece.fill(i as u8 + 1);
+                Ok(())
+            })
+            .unwrap();
+            assert!(buf
+                .iter()
+                .enumerate()
+                .all(|(k, &b)| b as usize == k / 64 + 1));
+            let r = for_each_piece_on(&pool, runner, &mut buf, 64, |i, _, _| match i {
+                9 => Err(Error::Data),
+                3 => Err(Error::CodecParam),
                 _ => Ok(()),
             });
             assert_eq!(r, Err(Error::CodecParam));
