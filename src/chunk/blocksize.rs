@@ -37,6 +37,18 @@ pub fn split_block(
         && blocksize / typesize >= MIN_BUFFERSIZE
 }
 
+/// The size c-blosc2 cuts blocks at for a chunk whose header `blocksize` is what
+/// [`compute_blocksize`] returned: a forced size rounded down to a multiple of the typesize (the
+/// automatic sizes already are). c-blosc2 3.3.5 still writes the unrounded forced size in the
+/// header, so its compressed chunks then disagree with their own header and do not decode.
+pub fn layout_blocksize(blocksize: i32, typesize: i32) -> i32 {
+    if typesize > 0 && blocksize > typesize {
+        blocksize / typesize * typesize
+    } else {
+        blocksize
+    }
+}
+
 /// The block size c-blosc2 chooses for a chunk of `nbytes` (a non-zero `user_blocksize` wins).
 pub fn compute_blocksize(
     compcode: u8,
@@ -48,8 +60,8 @@ pub fn compute_blocksize(
     filter_flags: u8,
 ) -> i32 {
     if user_blocksize != 0 {
-        // c-blosc2 3.3.5 takes a forced block size as it is (not even rounded to the typesize),
-        // only capped at a non-empty buffer's size.
+        // c-blosc2 3.3.5 records a forced block size as it is, only capped at a non-empty
+        // buffer's size (its blocks are cut at `layout_blocksize` of it).
         return if nbytes > 0 && user_blocksize > nbytes {
             nbytes
         } else {

@@ -1,6 +1,6 @@
 //! Chunk compression: header, block starts, optional dictionary, and per-block streams.
 
-use super::blocksize::{compute_blocksize, split_block};
+use super::blocksize::{compute_blocksize, layout_blocksize, split_block};
 use super::copy::{copy_blocks, copy_bytes};
 use super::header::*;
 use super::params::{BlockInfo, CParams};
@@ -251,7 +251,12 @@ pub(crate) fn compress(
         params.splitmode,
         filter_flags,
     );
-    let bs = blocksize.max(1) as usize;
+    // A forced block size that is not a multiple of the typesize: blocks are cut at its rounded
+    // value, which a compressed chunk's header records (c-blosc2 records the caller's value
+    // there and cannot read such a chunk back); a plain copy keeps the caller's value, as
+    // c-blosc2 writes it.
+    let layout = layout_blocksize(blocksize, params.typesize.max(1));
+    let bs = layout.max(1) as usize;
     let nblocks = src.len().div_ceil(bs);
     let leftover = src.len() % bs;
 
@@ -261,7 +266,7 @@ pub(crate) fn compress(
         flags: DOSHUFFLE | DOBITSHUFFLE,
         typesize: typesize as u8,
         nbytes,
-        blocksize,
+        blocksize: layout,
         cbytes: 0,
         filters: params.filters,
         udcompcode: params.compcode,
@@ -283,10 +288,11 @@ pub(crate) fn compress(
         params.clevel,
         filter_flags,
         typesize,
-        blocksize,
+        layout,
     );
     if memcpyed {
         header.flags |= MEMCPYED;
+        header.blocksize = blocksize;
     } else {
         header.flags |= if header.extended {
             filter_flags & DODELTA
@@ -334,7 +340,7 @@ pub(crate) fn compress(
                 Dict::Lz4(&trained)
             };
         }
-        let n = compress_blocks(&job, pool, &header, dst)?;
+        let n = compress_blocks(&job, pool, &header, blocksize, dst)?;
         if n > 0 {
             return Ok(n);
         }
@@ -342,6 +348,7 @@ pub(crate) fn compress(
         // such a chunk and then fails to read it back (-9); a copy has no dictionary.
         header.flags |= MEMCPYED;
         header.blosc2_flags &= !USEDICT;
+        header.blocksize = blocksize;
     }
     let hl = header.header_len();
     let total = hl + src.len();
@@ -419,11 +426,13 @@ fn train_dict(job: &BlockJob<'_>) -> Result<Vec<u8>> {
 /// The most memory a thread keeps in `Scratch::block_outs` between parallel compressions.
 const MAX_KEPT_BLOCK_BUFFERS: usize = 16 << 20;
 
-/// Compresses all blocks after the header; 0 when the result does not fit in `dst`.
+/// Compresses all blocks after the header; 0 when the result does not fit in `dst`. A chunk
+/// that ends up without blocks records `blockless_blocksize` (the caller's block size).
 fn compress_blocks(
     job: &BlockJob<'_>,
     pool: Option<&Pool>,
     header: &ChunkHeader,
+    blockless_blocksize: i32,
     dst: &mut [u8],
 ) -> Result<usize> {
     let bstarts_at = header.header_len();
@@ -474,6 +483,7 @@ fn compress_blocks(
     let nstreams: usize = (0..job.nblocks).map(|b| job.nstreams(b)).sum();
     if header.extended && pos == dict_at + 4 * nstreams {
         header.blosc2_flags |= (Special::Zero as u8) << 4;
+        header.blocksize = blockless_blocksize;
         pos = EXTENDED_HEADER_LENGTH;
     }
     header.cbytes = pos as i32;
