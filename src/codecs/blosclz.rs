@@ -1159,6 +1159,24 @@ mod tests {
     }
 }
 
+/// Xorshift numbers for the encoder's and decoder's randomized tests.
+#[cfg(test)]
+struct Rng(u64);
+
+#[cfg(test)]
+impl Rng {
+    fn next(&mut self) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 16) as usize
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        self.next() % n.max(1)
+    }
+}
+
 #[cfg(test)]
 mod encode_tests {
     use super::*;
@@ -1213,24 +1231,19 @@ mod encode_tests {
     /// Bytes mixing literals, runs and repeats at near and far distances, in proportions set by
     /// `seed`, so that literal runs end on every multiple of 32 and matches end past the limit.
     fn mixed(n: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut next = move || rng.next();
         let literal_share = next() % 100;
         let mut data = Vec::with_capacity(n);
         while data.len() < n {
             let r = next();
-            let span = (r >> 8) as usize % 300 + 1;
+            let span = (r >> 8) % 300 + 1;
             if r % 100 < literal_share || data.len() < 8 {
                 data.extend((0..span).map(|_| next() as u8));
             } else if r % 7 == 0 {
                 data.extend(std::iter::repeat_n(r as u8, span));
             } else {
-                let distance = (r >> 24) as usize % data.len() + 1;
+                let distance = (r >> 24) % data.len() + 1;
                 for _ in 0..span {
                     data.push(data[data.len() - distance]);
                 }
@@ -1360,21 +1373,6 @@ mod decode_tests {
             }
         }
         op
-    }
-
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 16) as usize
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            self.next() % n.max(1)
-        }
     }
 
     /// Data the compressor turns into every kind of token: repeats of a short pattern (every
