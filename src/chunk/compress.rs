@@ -9,7 +9,6 @@ use super::runner::Pool;
 use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, Dict};
 use crate::{Error, Result};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// Everything the block compressor needs that is the same for all blocks of one call.
@@ -498,27 +497,83 @@ struct PlacedBlocks {
     len: usize,
 }
 
-/// Where the blocks compressed in parallel go. Each block is written once every block before it
-/// is in place, so the chunk holds the bytes a serial run writes, whatever the number of threads
-/// (c-blosc2 appends blocks as they finish); a thread that finishes a block before an earlier
-/// one is written waits for its turn, holding only its own buffer.
+/// A block compressed before the blocks ahead of it were written, waiting in its buffer.
+struct Finished {
+    nblock: usize,
+    buf: Vec<u8>,
+    len: usize,
+}
+
+/// A block's place in the chunk and the buffer holding its bytes, to copy outside the lock.
+type Copy<'d> = (&'d mut [u8], Vec<u8>, usize);
+
+/// Where the blocks compressed in parallel go. Blocks are written in block order, so the chunk
+/// holds the bytes a serial run writes whatever the number of threads (c-blosc2 appends blocks
+/// as they finish). The thread that takes the next block to write while nothing is pending
+/// compresses it straight into the chunk; the others compress into buffers. A block that
+/// finishes before its turn waits in its buffer while its thread goes on with another block, as
+/// long as the threads hold no more buffers than there are threads (one each, as when every
+/// thread waits for its turn with its own buffer: peak memory stays that of one block buffer
+/// per thread); otherwise its thread waits for its turn.
 struct Placement<'d> {
+    /// The next block to hand out.
+    taken: usize,
     /// The next block to write and its offset.
     next: usize,
     pos: usize,
-    /// The output from `pos` on.
-    rest: &'d mut [u8],
+    /// The output from `pos` on; None while lent to the thread compressing block `next` into it.
+    rest: Option<&'d mut [u8]>,
     bstarts: Vec<i32>,
+    /// Blocks compressed before their turn.
+    finished: Vec<Finished>,
     /// Block buffers free for reuse.
     spare: Vec<Vec<u8>>,
+    /// Buffers in threads' hands or in `finished`, and how many may be.
+    in_use: usize,
+    max_in_use: usize,
+    /// Threads waiting on the condition variable (it is signalled only when one is).
+    sleepers: usize,
+    stopped: bool,
     /// The lowest block that failed, with its error (None: it did not fit).
     failure: Option<(usize, Option<Error>)>,
 }
 
-impl Placement<'_> {
+impl<'d> Placement<'d> {
     fn fail(&mut self, nblock: usize, error: Option<Error>) {
         if self.failure.as_ref().is_none_or(|(b, _)| nblock < *b) {
             self.failure = Some((nblock, error));
+        }
+        self.stopped = true;
+    }
+
+    /// Records block `next`, `len` bytes at `pos`, and returns its place (None: it does not fit).
+    fn place(&mut self, len: usize) -> Option<&'d mut [u8]> {
+        let rest = self.rest.take()?;
+        if len > rest.len() {
+            self.rest = Some(rest);
+            self.fail(self.next, None);
+            return None;
+        }
+        let (region, rest) = rest.split_at_mut(len);
+        self.rest = Some(rest);
+        self.bstarts.push(self.pos as i32);
+        self.pos += len;
+        self.next += 1;
+        Some(region)
+    }
+
+    /// Places the finished blocks that are now next in line, for the caller to copy.
+    fn place_finished(&mut self, copies: &mut Vec<Copy<'d>>) {
+        while let Some(i) = self.finished.iter().position(|f| f.nblock == self.next) {
+            let f = self.finished.swap_remove(i);
+            match self.place(f.len) {
+                Some(region) => copies.push((region, f.buf, f.len)),
+                None => {
+                    self.spare.push(f.buf);
+                    self.in_use -= 1;
+                    return;
+                }
+            }
         }
     }
 }
@@ -528,12 +583,7 @@ fn lock<'a, 'd>(m: &'a Mutex<Placement<'d>>) -> MutexGuard<'a, Placement<'d>> {
 }
 
 /// Compresses all blocks on `pool`'s threads into `out`, in block order; None when they do not
-/// fit. Blocks are handed out in order to whichever thread is free; each thread compresses into
-/// a buffer of its own (reused, and small enough to stay in cache), waits until the blocks before
-/// its block are written and copies it out. Blocks were taken in order, so the thread holding
-/// the next block to write is running and the wait ends. No thread runs ahead stashing finished
-/// blocks: a thread running while another was descheduled kept most of the chunk in buffers
-/// (up to a megabyte of peak RSS more than c-blosc2 at 2 threads for incompressible data).
+/// fit. Blocks are handed out in order to whichever thread is free (see [`Placement`]).
 fn compress_blocks_parallel(
     job: &BlockJob<'_>,
     pool: &Pool,
@@ -541,63 +591,25 @@ fn compress_blocks_parallel(
 ) -> Result<Option<PlacedBlocks>> {
     let spare = with_scratch(|s| std::mem::take(&mut s.block_outs));
     let placement = Mutex::new(Placement {
+        taken: 0,
         next: 0,
         pos: 0,
-        rest: out,
+        rest: Some(out),
         bstarts: Vec::with_capacity(job.nblocks),
+        finished: Vec::new(),
         spare,
+        in_use: 0,
+        max_in_use: pool.nthreads(),
+        sleepers: 0,
+        stopped: false,
         failure: None,
     });
-    let next_block = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    // Signalled whenever the next block to write moves on or the run stops.
-    let advanced = Condvar::new();
-    pool.run(&|worker| {
-        let mut buf = lock(&placement).spare.pop().unwrap_or_default();
-        while !stop.load(Ordering::Relaxed) {
-            let nblock = next_block.fetch_add(1, Ordering::Relaxed);
-            if nblock >= job.nblocks {
-                break;
-            }
-            let need = job.max_block_out(nblock);
-            let r = with_scratch(|s| compress_block(job, nblock, worker, reuse(&mut buf, need), s));
-            let mut st = lock(&placement);
-            let n = match r {
-                Ok(n) if n > 0 => n,
-                r => {
-                    st.fail(nblock, r.err());
-                    stop.store(true, Ordering::Relaxed);
-                    advanced.notify_all();
-                    break;
-                }
-            };
-            while st.next != nblock && !stop.load(Ordering::Relaxed) {
-                st = advanced.wait(st).unwrap_or_else(|e| e.into_inner());
-            }
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            if n > st.rest.len() {
-                st.fail(nblock, None);
-                stop.store(true, Ordering::Relaxed);
-                advanced.notify_all();
-                break;
-            }
-            // Claim this block's place, let the next block's thread go on, copy outside the lock.
-            let (region, rest) = std::mem::take(&mut st.rest).split_at_mut(n);
-            st.rest = rest;
-            let start = st.pos as i32;
-            st.bstarts.push(start);
-            st.pos += n;
-            st.next += 1;
-            advanced.notify_all();
-            drop(st);
-            copy_bytes(region, &buf[..n]);
-        }
-        lock(&placement).spare.push(buf);
-    });
-    let st = placement.into_inner().unwrap_or_else(|e| e.into_inner());
-    let buffers = st.spare;
+    // Signalled whenever the next block to write moves on, a buffer is freed or the run stops.
+    let changed = Condvar::new();
+    pool.run(&|worker| compress_blocks_worker(job, worker, &placement, &changed));
+    let mut st = placement.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut buffers = st.spare;
+    buffers.extend(st.finished.drain(..).map(|f| f.buf));
     // Keep the buffers for the next call unless they hold a lot of memory.
     if buffers.iter().map(Vec::capacity).sum::<usize>() <= MAX_KEPT_BLOCK_BUFFERS {
         with_scratch(|s| s.block_outs = buffers);
@@ -612,4 +624,141 @@ fn compress_blocks_parallel(
             len: st.pos,
         })),
     }
+}
+
+fn wait_for_change<'a, 'd>(
+    changed: &Condvar,
+    mut st: MutexGuard<'a, Placement<'d>>,
+) -> MutexGuard<'a, Placement<'d>> {
+    st.sleepers += 1;
+    let mut st = changed.wait(st).unwrap_or_else(|e| e.into_inner());
+    st.sleepers -= 1;
+    st
+}
+
+/// One thread's part of [`compress_blocks_parallel`]: takes blocks until none is left.
+fn compress_blocks_worker<'d>(
+    job: &BlockJob<'_>,
+    worker: usize,
+    placement: &Mutex<Placement<'d>>,
+    changed: &Condvar,
+) {
+    let wait = |st| wait_for_change(changed, st);
+    let wake = |st: &MutexGuard<'_, Placement<'d>>| {
+        if st.sleepers > 0 {
+            changed.notify_all();
+        }
+    };
+    // The buffer this thread compresses into, when it has one.
+    let mut held: Option<Vec<u8>> = None;
+    let mut copies: Vec<Copy<'d>> = Vec::new();
+    let mut st = lock(placement);
+    while !st.stopped && st.taken < job.nblocks {
+        let nblock = st.taken;
+        let need = job.max_block_out(nblock);
+        // Nothing is pending before this block: straight into the chunk, when the chunk has
+        // room for a buffer's worth (so that the codec sees the room it sees in a buffer: a
+        // chunk that just fits is then written as with buffers, whoever compresses it).
+        let direct = nblock == st.next && st.rest.as_ref().is_some_and(|r| r.len() >= need);
+        if direct {
+            let Some(rest) = st.rest.take() else {
+                break;
+            };
+            st.taken += 1;
+            if let Some(buf) = held.take() {
+                st.spare.push(buf);
+                st.in_use -= 1;
+                wake(&st);
+            }
+            drop(st);
+            let r = with_scratch(|s| compress_block(job, nblock, worker, &mut rest[..need], s));
+            st = lock(placement);
+            match r {
+                Ok(n) if n > 0 => {
+                    // The block is in place: record it and give the rest back.
+                    let (_, after) = rest.split_at_mut(n);
+                    st.rest = Some(after);
+                    let start = st.pos as i32;
+                    st.bstarts.push(start);
+                    st.pos += n;
+                    st.next += 1;
+                }
+                r => st.fail(nblock, r.err()),
+            }
+        } else {
+            if held.is_none() {
+                if st.in_use >= st.max_in_use {
+                    st = wait(st);
+                    continue;
+                }
+                held = Some(st.spare.pop().unwrap_or_default());
+                st.in_use += 1;
+            }
+            st.taken += 1;
+            drop(st);
+            let Some(buf) = held.as_mut() else {
+                return;
+            };
+            let r = with_scratch(|s| compress_block(job, nblock, worker, reuse(buf, need), s));
+            st = lock(placement);
+            let n = match r {
+                Ok(n) if n > 0 => n,
+                r => {
+                    st.fail(nblock, r.err());
+                    wake(&st);
+                    break;
+                }
+            };
+            loop {
+                if st.stopped {
+                    break;
+                }
+                if st.next == nblock {
+                    if let Some(region) = st.place(n) {
+                        if let Some(buf) = held.take() {
+                            copies.push((region, buf, n));
+                        }
+                    }
+                    break;
+                }
+                if st.in_use < st.max_in_use {
+                    // Another buffer may be taken: leave this block to whoever writes the one
+                    // before it and go on.
+                    if let Some(buf) = held.take() {
+                        st.finished.push(Finished {
+                            nblock,
+                            buf,
+                            len: n,
+                        });
+                    }
+                    break;
+                }
+                st = wait(st);
+            }
+        }
+        st.place_finished(&mut copies);
+        wake(&st);
+        if !copies.is_empty() {
+            drop(st);
+            for (region, buf, len) in copies.iter_mut() {
+                copy_bytes(region, &buf[..*len]);
+            }
+            st = lock(placement);
+            for (_, buf, _) in copies.drain(..) {
+                // This thread's own buffer stays in its hands for the next block.
+                if held.is_none() {
+                    held = Some(buf);
+                } else {
+                    st.spare.push(buf);
+                    st.in_use -= 1;
+                }
+            }
+            wake(&st);
+        }
+    }
+    if let Some(buf) = held.take() {
+        st.spare.push(buf);
+        st.in_use -= 1;
+    }
+    wake(&st);
 }

@@ -48,6 +48,11 @@ impl Pool {
         })
     }
 
+    /// The number of jobs [`run`](Self::run) runs, the caller's included.
+    pub fn nthreads(&self) -> usize {
+        self.nthreads
+    }
+
     /// Runs `job(0)` .. `job(nthreads - 1)` concurrently and returns when all have run: job 0
     /// on the calling thread, the others on the pool's threads, or all of them on the installed
     /// job runner.

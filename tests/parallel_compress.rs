@@ -1,0 +1,185 @@
+//! Chunks compressed on several threads are byte for byte the chunks one thread writes, for
+//! every filter and codec combination, whatever the order in which the threads finish their
+//! blocks; and a destination too small fails the same way.
+
+use blosc2::chunk::header::{BITSHUFFLE, DELTA, SHUFFLE};
+use blosc2::chunk::pipeline::BYTEDELTA;
+use blosc2::chunk::{CParams, Compressor};
+use blosc2::codecs::{BLOSCLZ, LZ4, LZ4HC, ZLIB, ZSTD};
+
+/// bench/bench.c's float64 data: a smooth curve, optionally with noise, or random bytes.
+fn data(kind: &str, n: usize) -> Vec<u8> {
+    let mut x = 0x243F_6A88_85A3_08D3u64;
+    (0..n / 8)
+        .flat_map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let curve = ((i as f64 * 0.0005).sin() * 1e6) as i64 as f64 * 1e-3;
+            match kind {
+                "smooth" => curve.to_le_bytes(),
+                "noisy" => (curve + (x % 1000) as f64 * 1e-3).to_le_bytes(),
+                _ => x.to_le_bytes(),
+            }
+        })
+        .collect()
+}
+
+fn compress(p: &CParams, src: &[u8], dst_len: usize) -> (blosc2::Result<usize>, Vec<u8>) {
+    let c = Compressor::new(p.clone()).unwrap();
+    let mut dst = vec![0u8; dst_len];
+    let r = c.compress(src, &mut dst);
+    if let Ok(n) = r {
+        dst.truncate(n);
+    }
+    (r, dst)
+}
+
+fn filters(list: &[(u8, u8)]) -> ([u8; 6], [u8; 6]) {
+    let mut f = [0u8; 6];
+    let mut m = [0u8; 6];
+    for (i, &(id, meta)) in list.iter().enumerate() {
+        f[6 - list.len() + i] = id;
+        m[6 - list.len() + i] = meta;
+    }
+    (f, m)
+}
+
+/// Name, codec, level, filters with their meta, and data.
+type Combo = (&'static str, u8, u8, &'static [(u8, u8)], &'static str);
+
+/// The workloads of bench/run.sh and a few more codecs, with default and small block sizes (the
+/// small ones give many blocks, so threads overtake each other often).
+fn cases() -> Vec<(String, CParams, Vec<u8>)> {
+    let combos: &[Combo] = &[
+        ("shuffle+lz4", LZ4, 5, &[(SHUFFLE, 0)], "noisy"),
+        ("shuffle+blosclz", BLOSCLZ, 5, &[(SHUFFLE, 0)], "noisy"),
+        ("shuffle+zstd3", ZSTD, 3, &[(SHUFFLE, 0)], "noisy"),
+        ("bitshuffle+zstd5", ZSTD, 5, &[(BITSHUFFLE, 0)], "noisy"),
+        (
+            "delta+shuffle+lz4",
+            LZ4,
+            5,
+            &[(DELTA, 0), (SHUFFLE, 0)],
+            "smooth",
+        ),
+        (
+            "shuffle+bytedelta+zstd",
+            ZSTD,
+            5,
+            &[(SHUFFLE, 0), (BYTEDELTA, 8)],
+            "smooth",
+        ),
+        ("noshuffle+lz4 random", LZ4, 5, &[], "random"),
+        ("shuffle+lz4hc", LZ4HC, 5, &[(SHUFFLE, 0)], "noisy"),
+        ("shuffle+zlib", ZLIB, 1, &[(SHUFFLE, 0)], "noisy"),
+        (
+            "shuffle+blosclz smooth",
+            BLOSCLZ,
+            9,
+            &[(SHUFFLE, 0)],
+            "smooth",
+        ),
+    ];
+    let mut out = Vec::new();
+    for &(name, compcode, clevel, list, kind) in combos {
+        let (filters, filters_meta) = filters(list);
+        for (nbytes, blocksize) in [(1 << 20, 0), (300_000, 8192), (1 << 20, 32 * 1024)] {
+            let p = CParams {
+                compcode,
+                clevel,
+                typesize: 8,
+                blocksize,
+                filters,
+                filters_meta,
+                ..Default::default()
+            };
+            let label = format!("{name} {nbytes} bytes, blocksize {blocksize}");
+            out.push((label, p, data(kind, nbytes)));
+        }
+    }
+    out
+}
+
+#[test]
+fn several_threads_write_the_chunk_one_thread_writes() {
+    for (label, p1, src) in cases() {
+        let (r1, chunk1) = compress(&p1, &src, src.len() + 32);
+        assert!(r1.unwrap() > 32, "{label}");
+        for nthreads in [2i16, 3, 4] {
+            let pn = CParams {
+                nthreads,
+                ..p1.clone()
+            };
+            // Repeated: which thread finishes first varies from run to run.
+            for _ in 0..4 {
+                let (rn, chunkn) = compress(&pn, &src, src.len() + 32);
+                assert_eq!(rn, r1, "{label}, nthreads {nthreads}");
+                assert!(
+                    chunkn == chunk1,
+                    "{label}, nthreads {nthreads}: other bytes"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn with_dictionaries_too() {
+    let src = data("noisy", 1 << 20);
+    for compcode in [ZSTD, LZ4] {
+        let p1 = CParams {
+            compcode,
+            use_dict: true,
+            blocksize: 32 * 1024,
+            ..Default::default()
+        };
+        let (r1, chunk1) = compress(&p1, &src, src.len() + 32);
+        assert!(r1.unwrap() > 32);
+        let p2 = CParams {
+            nthreads: 2,
+            ..p1.clone()
+        };
+        for _ in 0..4 {
+            let (r2, chunk2) = compress(&p2, &src, src.len() + 32);
+            assert_eq!(r2, r1, "codec {compcode}");
+            assert!(chunk2 == chunk1, "codec {compcode}: other bytes");
+        }
+    }
+}
+
+/// Destinations from too small for the compressed blocks to just large enough. Threads
+/// compress into buffers of their own, where a codec sees more room than one thread writing
+/// into a tight destination does (c-blosc2 alike), so a chunk that just fits can be 0 on one
+/// thread and the chunk on several; but several threads always give the same answer (0, a
+/// plain copy, or one thread's chunk), whichever of them writes a block.
+#[test]
+fn small_destinations_fail_alike() {
+    for (label, p1, src) in cases() {
+        let (r1, full_chunk) = compress(&p1, &src, src.len() + 32);
+        let full = full_chunk.len();
+        assert_eq!(r1, Ok(full));
+        for dst_len in [32, 100, full / 3, full / 2, full - 1, full, src.len() + 31] {
+            let one = compress(&p1, &src, dst_len);
+            let mut first: Option<(blosc2::Result<usize>, Vec<u8>)> = None;
+            for nthreads in [2i16, 3, 2, 4, 2] {
+                let pn = CParams {
+                    nthreads,
+                    ..p1.clone()
+                };
+                let got = compress(&pn, &src, dst_len);
+                let what = format!("{label}, destination {dst_len}, nthreads {nthreads}");
+                assert!(
+                    got == one || got.0 == Ok(0) || (got.0 == Ok(full) && got.1 == full_chunk),
+                    "{what}: {:?} where one thread gives {:?}",
+                    got.0,
+                    one.0
+                );
+                match &first {
+                    None => first = Some(got),
+                    Some(f) => assert!(*f == got, "{what}: differs from another run"),
+                }
+            }
+        }
+    }
+}
