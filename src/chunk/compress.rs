@@ -9,7 +9,9 @@ use super::runner::Pool;
 use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, Dict};
 use crate::{Error, Result};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Everything the block compressor needs that is the same for all blocks of one call.
 struct BlockJob<'a> {
@@ -605,7 +607,10 @@ fn compress_blocks_parallel(
         failure: None,
     });
     // Signalled whenever the next block to write moves on, a buffer is freed or the run stops.
-    let changed = Condvar::new();
+    let changed = Changes {
+        condvar: Condvar::new(),
+        count: AtomicUsize::new(0),
+    };
     pool.run(&|worker| compress_blocks_worker(job, worker, &placement, &changed));
     let mut st = placement.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut buffers = st.spare;
@@ -626,14 +631,48 @@ fn compress_blocks_parallel(
     }
 }
 
-fn wait_for_change<'a, 'd>(
-    changed: &Condvar,
-    mut st: MutexGuard<'a, Placement<'d>>,
-) -> MutexGuard<'a, Placement<'d>> {
-    st.sleepers += 1;
-    let mut st = changed.wait(st).unwrap_or_else(|e| e.into_inner());
-    st.sleepers -= 1;
-    st
+/// Signals changes of a [`Placement`] to the threads waiting for one.
+struct Changes {
+    condvar: Condvar,
+    /// Counts the changes, so that a waiter can watch for one without the lock.
+    count: AtomicUsize,
+}
+
+/// How long a thread waits awake for a change before it sleeps: the wait for the block before
+/// it is usually shorter than a sleeping thread takes to wake up again.
+const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
+
+impl Changes {
+    /// Records a change of `st` (the caller holds the lock) and wakes the threads sleeping.
+    fn signal(&self, st: &Placement<'_>) {
+        self.count.fetch_add(1, Ordering::Release);
+        if st.sleepers > 0 {
+            self.condvar.notify_all();
+        }
+    }
+
+    /// Releases `st` until it changes, and returns it locked again.
+    fn wait<'a, 'd>(
+        &self,
+        placement: &'a Mutex<Placement<'d>>,
+        mut st: MutexGuard<'a, Placement<'d>>,
+    ) -> MutexGuard<'a, Placement<'d>> {
+        let seen = self.count.load(Ordering::Relaxed);
+        drop(st);
+        let start = Instant::now();
+        while self.count.load(Ordering::Acquire) == seen && start.elapsed() < SPIN_BEFORE_SLEEP {
+            std::thread::yield_now();
+        }
+        st = lock(placement);
+        if self.count.load(Ordering::Relaxed) != seen {
+            return st;
+        }
+        // Changes are made under the lock, and this thread sleeps before releasing it.
+        st.sleepers += 1;
+        let mut st = self.condvar.wait(st).unwrap_or_else(|e| e.into_inner());
+        st.sleepers -= 1;
+        st
+    }
 }
 
 /// One thread's part of [`compress_blocks_parallel`]: takes blocks until none is left.
@@ -641,14 +680,10 @@ fn compress_blocks_worker<'d>(
     job: &BlockJob<'_>,
     worker: usize,
     placement: &Mutex<Placement<'d>>,
-    changed: &Condvar,
+    changed: &Changes,
 ) {
-    let wait = |st| wait_for_change(changed, st);
-    let wake = |st: &MutexGuard<'_, Placement<'d>>| {
-        if st.sleepers > 0 {
-            changed.notify_all();
-        }
-    };
+    let wait = |st| changed.wait(placement, st);
+    let wake = |st: &MutexGuard<'_, Placement<'d>>| changed.signal(st);
     // The buffer this thread compresses into, when it has one.
     let mut held: Option<Vec<u8>> = None;
     let mut copies: Vec<Copy<'d>> = Vec::new();
