@@ -16,9 +16,8 @@ pub struct Scratch {
     pub getitem_dref: Vec<u8>,
     /// Streams of one repeated byte for b2nd slices' partial block decoding.
     pub repeated_runs: super::decompress::RepeatedRuns,
-    /// Buffers for blocks compressed in parallel (one per thread, plus one per block that
-    /// finished before an earlier block): kept by the calling thread and reused, so that no
-    /// call maps and faults in fresh pages.
+    /// Buffers for blocks compressed in parallel (at most one per thread): kept by the calling
+    /// thread and reused, so that no call maps and faults in fresh pages.
     pub block_outs: Vec<Vec<u8>>,
 }
 
