@@ -29,6 +29,28 @@ impl Drop for MallocBuf {
     }
 }
 
+/// Below this, a frame buffer is left to the usual 4 KiB pages.
+const HUGE_PAGE_MIN: usize = 8 << 20;
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Asks for transparent huge pages on the 2 MiB-aligned inside of a large buffer (where the
+/// system leaves that to the program: THP "madvise"). A frame of tens of megabytes is written
+/// once from start to end, and faulting it in 4 KiB at a time cost a quarter of the time of
+/// `blosc2_schunk_to_buffer` on a file frame (measured with perf: page-fault handling against
+/// the copy itself). Only advice: where it is refused, nothing changes.
+fn advise_huge_pages(ptr: *mut u8, len: usize) {
+    if len < HUGE_PAGE_MIN || ptr.is_null() {
+        return;
+    }
+    let start = (ptr as usize).next_multiple_of(HUGE_PAGE);
+    let end = (ptr as usize + len) / HUGE_PAGE * HUGE_PAGE;
+    if end > start {
+        // SAFETY: the range lies inside our own live allocation; MADV_HUGEPAGE changes no
+        // contents and its failure is harmless.
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+    }
+}
+
 impl MallocBuf {
     /// Makes room for `cap` bytes. The first allocation is calloc'd (fresh zeroed pages: nothing
     /// to clear, and no memory used until written); later ones realloc, leaving the new part
@@ -52,6 +74,7 @@ impl MallocBuf {
             }
             (self.ptr, self.cap) = (p, cap);
         }
+        advise_huge_pages(self.ptr, self.cap);
         Ok(())
     }
 
@@ -217,5 +240,35 @@ mod tests {
             libc::free(p.cast());
         }
         assert_eq!(m.size().unwrap(), 0);
+    }
+
+    #[test]
+    fn a_large_frame_on_huge_pages_keeps_every_byte() {
+        // Past HUGE_PAGE_MIN, first allocated and then grown (realloc moves it), written in
+        // pieces that straddle 2 MiB boundaries.
+        let mut m = MallocFrame::new();
+        let piece: Vec<u8> = (0..3_000_001u32).map(|i| (i % 251) as u8).collect();
+        let mut pos = 0u64;
+        for _ in 0..12 {
+            m.write_at(pos, &piece).unwrap();
+            pos += piece.len() as u64 + 1000;
+        }
+        assert_eq!(m.size().unwrap(), pos - 1000);
+        let mut out = vec![7u8; piece.len() + 1000];
+        assert_eq!(
+            m.read_at(5 * (piece.len() as u64 + 1000), &mut out)
+                .unwrap(),
+            out.len()
+        );
+        assert_eq!(&out[..piece.len()], &piece[..]);
+        assert!(out[piece.len()..].iter().all(|&b| b == 0));
+        let (p, len) = m.take().unwrap();
+        assert_eq!(len as u64, pos - 1000);
+        // SAFETY: the buffer just taken: `len` initialised bytes, malloc'd.
+        unsafe {
+            let all = std::slice::from_raw_parts(p, len);
+            assert_eq!(&all[len - piece.len()..], &piece[..]);
+            libc::free(p.cast());
+        }
     }
 }

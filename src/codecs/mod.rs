@@ -60,10 +60,12 @@ pub(crate) enum Dict<'a> {
     Lz4(&'a [u8]),
 }
 
-/// Per-thread codec state reused across blocks (Zstd contexts are expensive to create).
+/// Per-thread codec state reused across blocks (Zstd contexts are expensive to create, LZ4's
+/// states to clear).
 #[derive(Default)]
 pub(crate) struct CodecScratch {
     pub(crate) zstd: zstd::ZstdContexts,
+    pub(crate) lz4: lz4::Lz4States,
 }
 
 /// Compresses one stream with a built-in codec. Returns the compressed size, or 0 when the
@@ -81,11 +83,11 @@ pub(crate) fn compress_stream(
         LZ4 => match dict {
             Dict::Lz4(d) => lz4::compress_with_dict(src, dst, d),
             // c-blosc2 trades ratio for speed at low levels: acceleration 10 - clevel.
-            _ => lz4::compress(src, dst, 10 - clevel as i32),
+            _ => scratch.lz4.compress(src, dst, 10 - clevel as i32),
         },
         LZ4HC => match dict {
             Dict::Lz4(d) => lz4::compress_hc_with_dict(src, dst, clevel as i32, d),
-            _ => lz4::compress_hc(src, dst, clevel as i32),
+            _ => scratch.lz4.compress_hc(src, dst, clevel as i32),
         },
         ZLIB => zlib::compress(src, dst, clevel as i32),
         ZSTD => match dict {
