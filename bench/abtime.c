@@ -18,41 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct {
-  const char *name;
-  int codec, clevel, data, size;
-  uint8_t filters[6];
-} workload_t;
+#include "chunk_workloads.h"
 
-enum { NOISY, SMOOTH, RANDOM };
-#define SH BLOSC_SHUFFLE
-#define BS BLOSC_BITSHUFFLE
-#define DL BLOSC_DELTA
-#define BD 35
-static const workload_t workloads[] = {
-    {"lz4", BLOSC_LZ4, 5, NOISY, 4 << 20, {0, 0, 0, 0, 0, SH}},
-    {"blosclz", BLOSC_BLOSCLZ, 5, NOISY, 4 << 20, {0, 0, 0, 0, 0, SH}},
-    {"zstd", BLOSC_ZSTD, 3, NOISY, 4 << 20, {0, 0, 0, 0, 0, SH}},
-    {"bitshuffle", BLOSC_ZSTD, 5, NOISY, 4 << 20, {0, 0, 0, 0, 0, BS}},
-    {"delta", BLOSC_LZ4, 5, SMOOTH, 4 << 20, {0, 0, 0, 0, DL, SH}},
-    {"bytedelta", BLOSC_ZSTD, 5, SMOOTH, 4 << 20, {0, 0, 0, 0, SH, BD}},
-    {"random", BLOSC_LZ4, 5, RANDOM, 4 << 20, {0, 0, 0, 0, 0, 0}},
-    {"lz4-16k", BLOSC_LZ4, 5, NOISY, 16 << 10, {0, 0, 0, 0, 0, SH}},
-    {"lz4-256k", BLOSC_LZ4, 5, NOISY, 256 << 10, {0, 0, 0, 0, 0, SH}},
-};
-
-/* bench.c's data. */
-static void fill(uint8_t *buf, size_t n, int kind) {
-  uint64_t x = 0x243F6A8885A308D3ull;
-  double *f = (double *)buf;
-  for (size_t i = 0; i < n / 8; i++) {
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-    double curve = (double)(int64_t)(sin((double)i * 0.0005) * 1e6) * 1e-3;
-    if (kind == SMOOTH) f[i] = curve;
-    else if (kind == NOISY) f[i] = curve + (double)(x % 1000) * 1e-3;
-    else memcpy(&f[i], &x, 8);
-  }
-}
 
 #include <time.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }

@@ -104,21 +104,8 @@ static double fastest(const double *v, int n) {
   return m;
 }
 
-enum { NOISY, SMOOTH, RANDOM };
+#include "data.h"
 
-/* float64 data: NOISY is a smooth curve plus 3 digits of noise (compressible after shuffle),
- * SMOOTH the curve alone (what delta filters are for), RANDOM incompressible bytes. */
-static void fill(uint8_t *buf, size_t n, int kind) {
-  uint64_t x = 0x243F6A8885A308D3ull;
-  double *f = (double *)buf;
-  for (size_t i = 0; i < n / 8; i++) {
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-    double curve = (double)(int64_t)(sin((double)i * 0.0005) * 1e6) * 1e-3;
-    if (kind == SMOOTH) f[i] = curve;
-    else if (kind == NOISY) f[i] = curve + (double)(x % 1000) * 1e-3;
-    else memcpy(&f[i], &x, 8);
-  }
-}
 
 /* A child's answer for one metric: its value (higher is better) and whether the output was right. */
 typedef struct {
