@@ -8,7 +8,7 @@ use super::scratch::{reuse, with_scratch, Scratch};
 use crate::codecs::{self, zfp, zstd::PreparedDict, Dict};
 use crate::filters::{bytedelta, shuffle};
 use crate::{Error, Result};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Largest dictionary accepted when reading (c-blosc2 2.x wrote up to 128 KiB).
 const MAX_READ_DICT: i32 = 128 * 1024;
@@ -777,18 +777,19 @@ pub(crate) fn decompress(
 
 /// Sets a DELTA reference cell to "block 0 failed" unless it was published: whatever happens
 /// to the thread decoding block 0 (an error, a panic), the blocks waiting for it are released.
-struct ReleaseDrefOnDrop<'a>(&'a OnceLock<Option<Vec<u8>>>);
+struct ReleaseDrefOnDrop<'c, 'd>(&'c OnceLock<Option<&'d [u8]>>);
 
-impl Drop for ReleaseDrefOnDrop<'_> {
+impl Drop for ReleaseDrefOnDrop<'_, '_> {
     fn drop(&mut self) {
         let _ = self.0.set(None);
     }
 }
 
-/// Decodes every block of a DELTA chunk on the pool, block 0 included: its decoded copy is
-/// published in a cell that the other blocks wait for only at their DELTA step, so a thread
-/// is never idle while block 0 is decoded (decoding block 0 first and the rest afterwards made
-/// an 8-block chunk take 5 block-times on 2 threads instead of 4).
+/// Decodes every block of a DELTA chunk on the pool, block 0 included: block 0 is decoded in
+/// its place in `dst` (into a spare buffer when masked out) and published in a cell that the
+/// other blocks wait for only at their DELTA step, so a thread is never idle while block 0's
+/// codec runs (decoding block 0 first and the rest afterwards made an 8-block chunk take 5
+/// block-times on 2 threads instead of 4). Block 0 is the critical path: no copy of it.
 fn decode_delta_blocks_in_parallel(
     chunk: &Chunk<'_>,
     bw: &Backward<'_>,
@@ -797,20 +798,28 @@ fn decode_delta_blocks_in_parallel(
     masked: &(dyn Fn(usize) -> bool + Sync),
 ) -> Result<()> {
     let bs = chunk.header.blocksize as usize;
-    let block0: OnceLock<Option<Vec<u8>>> = OnceLock::new();
-    super::runner::for_each_piece(pool, dst, bs, |k, block, tid| {
-        if k == 0 {
-            let release = ReleaseDrefOnDrop(&block0);
-            let mut decoded = vec![0u8; block.len()];
-            with_scratch(|s| chunk.decode_block(bw, 0, &mut decoded, Dref::None, tid, s))?;
-            if !masked(0) {
-                copy_bytes(block, &decoded);
-            }
-            let _ = block0.set(Some(decoded));
-            drop(release);
+    let mut spare = if masked(0) {
+        vec![0u8; bs.min(dst.len())]
+    } else {
+        Vec::new()
+    };
+    let mut pieces: Vec<Mutex<Option<&mut [u8]>>> =
+        dst.chunks_mut(bs).map(|p| Mutex::new(Some(p))).collect();
+    if masked(0) {
+        pieces[0] = Mutex::new(Some(&mut spare[..]));
+    }
+    let block0: OnceLock<Option<&[u8]>> = OnceLock::new();
+    super::runner::for_each_item(pool, pieces.len(), |k, tid| {
+        if k != 0 && masked(k) {
             return Ok(());
         }
-        if masked(k) {
+        let piece = pieces[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+        let block = piece.ok_or(Error::ThreadCreate)?;
+        if k == 0 {
+            let release = ReleaseDrefOnDrop(&block0);
+            with_scratch(|s| chunk.decode_block(bw, 0, block, Dref::None, tid, s))?;
+            let _ = block0.set(Some(block));
+            drop(release);
             return Ok(());
         }
         with_scratch(|s| chunk.decode_block(bw, k, block, Dref::Pending(&block0), tid, s))

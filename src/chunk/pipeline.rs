@@ -257,15 +257,25 @@ pub(crate) enum Dref<'a> {
     Ready(&'a [u8]),
     /// Block 0 as another thread decodes it: a block waits for it only at its DELTA step, so
     /// its codec and other filters run meanwhile (None in the cell: block 0 failed).
-    Pending(&'a OnceLock<Option<Vec<u8>>>),
+    Pending(&'a OnceLock<Option<&'a [u8]>>),
 }
+
+/// How long a block waits awake for block 0 before sleeping: block 0's filters take tens of
+/// microseconds after a block's codec, and a sleeping thread takes about as long to wake.
+const DREF_SPIN: std::time::Duration = std::time::Duration::from_micros(200);
 
 impl<'a> Dref<'a> {
     pub(crate) fn get(self) -> Result<&'a [u8]> {
         match self {
             Dref::None => Ok(&[]),
             Dref::Ready(d) => Ok(d),
-            Dref::Pending(cell) => cell.wait().as_deref().ok_or(Error::Failure),
+            Dref::Pending(cell) => {
+                let start = std::time::Instant::now();
+                while cell.get().is_none() && start.elapsed() < DREF_SPIN {
+                    std::thread::yield_now();
+                }
+                cell.wait().ok_or(Error::Failure)
+            }
         }
     }
 }

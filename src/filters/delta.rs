@@ -83,21 +83,54 @@ pub fn delta_decode(dref: &[u8], offset: usize, data: &mut [u8], typesize: usize
 /// bytes at a time: the XOR within a u64 is a prefix over its words (shifts by 1, 2, 4 words),
 /// and the last word of the previous u64, repeated over all its words, carries in.
 fn prefix_xor(data: &mut [u8], width: usize) {
+    // One copy per width, so that the shifts within a u64 unroll to straight-line code.
+    match width {
+        1 => prefix_xor_words::<1>(data),
+        2 => prefix_xor_words::<2>(data),
+        4 => prefix_xor_words::<4>(data),
+        _ => prefix_xor_words::<8>(data),
+    }
+}
+
+fn prefix_xor_words<const WIDTH: usize>(data: &mut [u8]) {
+    let width = WIDTH;
     let bits = 8 * width as u32;
     // Multiplying a word by this repeats it over the u64.
     let repeat = (0..64 / bits).fold(0u64, |acc, k| acc | 1 << (k * bits));
-    let mut carry = 0u64;
-    let mut words = data.chunks_exact_mut(8);
-    for w in &mut words {
+    // A u64's own prefix, and its last word repeated over a u64.
+    let prefixed = |w: &[u8]| {
         let mut x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
         let mut shift = bits;
         while shift < 64 {
             x ^= x << shift;
             shift *= 2;
         }
-        x ^= carry;
-        w.copy_from_slice(&x.to_le_bytes());
-        carry = (x >> (64 - bits)).wrapping_mul(repeat);
+        (x, (x >> (64 - bits)).wrapping_mul(repeat))
+    };
+    // `carry` is the XOR of every word so far, repeated over a u64. Four u64s at a time, only
+    // one XOR per four depends on the words before: everything else is computed off that
+    // chain (carrying a product of the result ran at 4 cycles per u64, 15% of a delta chunk's
+    // decompression time; one XOR per u64 at ~1.7).
+    let mut carry = 0u64;
+    let mut quads = data.chunks_exact_mut(32);
+    for q in &mut quads {
+        let (x0, t0) = prefixed(&q[..8]);
+        let (x1, t1) = prefixed(&q[8..16]);
+        let (x2, t2) = prefixed(&q[16..24]);
+        let (x3, t3) = prefixed(&q[24..]);
+        let (c1, c2) = (t0, t0 ^ t1);
+        let c3 = c2 ^ t2;
+        q[..8].copy_from_slice(&(x0 ^ carry).to_le_bytes());
+        q[8..16].copy_from_slice(&(x1 ^ c1 ^ carry).to_le_bytes());
+        q[16..24].copy_from_slice(&(x2 ^ c2 ^ carry).to_le_bytes());
+        q[24..].copy_from_slice(&(x3 ^ c3 ^ carry).to_le_bytes());
+        carry ^= c3 ^ t3;
+    }
+    let mut words = quads.into_remainder().chunks_exact_mut(8);
+    for w in &mut words {
+        let (x, last_repeated) = prefixed(w);
+        w.copy_from_slice(&(x ^ carry).to_le_bytes());
+        carry ^= last_repeated;
     }
     let tail = words.into_remainder();
     let last = carry.to_le_bytes();
