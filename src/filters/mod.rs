@@ -14,5 +14,5 @@ pub mod ndcell;
 pub mod ndmean;
 pub mod shuffle;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 pub mod trunc_prec;

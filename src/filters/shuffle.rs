@@ -70,6 +70,51 @@ pub(crate) fn shuffle_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8]) 
     scalar::shuffle_from(typesize, done, src, dst);
 }
 
+/// [`shuffle`] of `src` XORed byte by byte with `xor` (at least `src.len()` bytes), into `dst`
+/// (`src.len()` bytes): DELTA's XOR with block 0 for a block after the first and the shuffle
+/// after it in one pass over the block. Returns false, having written nothing, where no fused
+/// kernel serves the typesize on this CPU (then XOR and shuffle separately).
+pub fn shuffle_xor(typesize: usize, src: &[u8], xor: &[u8], dst: &mut [u8]) -> bool {
+    shuffle_xor_on(cpu::isa(), typesize, src, xor, dst)
+}
+
+pub(crate) fn shuffle_xor_on(
+    isa: Isa,
+    typesize: usize,
+    src: &[u8],
+    xor: &[u8],
+    dst: &mut [u8],
+) -> bool {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "shuffle_xor: source and destination lengths differ"
+    );
+    assert!(xor.len() >= src.len(), "shuffle_xor: xor too short");
+    let fused = matches!(typesize, 2 | 4 | 8 | 16) && matches!(isa, Isa::Avx2 | Isa::Avx2Gfni);
+    if !fused {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
+        let done = unsafe { avx2::shuffle_xor(typesize, src, xor, dst) };
+        // The elements the kernel left, and the bytes past the last whole element.
+        let n = src.len() / typesize;
+        for i in done..n {
+            for j in 0..typesize {
+                dst[j * n + i] = src[i * typesize + j] ^ xor[i * typesize + j];
+            }
+        }
+        for k in n * typesize..src.len() {
+            dst[k] = src[k] ^ xor[k];
+        }
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 pub(crate) fn unshuffle_on(isa: Isa, typesize: usize, src: &[u8], dst: &mut [u8]) {
     assert_eq!(
         src.len(),
@@ -258,6 +303,27 @@ mod tests {
                     unshuffle_streams_at_on(isa, &exact, 16, &mut run);
                 });
                 assert!(short.is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn shuffle_xor_is_the_shuffle_of_the_xor() {
+        for isa in cpu::available() {
+            for &ts in TYPESIZES {
+                for len in lengths(ts) {
+                    let src = pattern(len);
+                    let xor: Vec<u8> = pattern(len + 5).iter().rev().map(|b| b ^ 0x3C).collect();
+                    let mut out = vec![0xAA; len];
+                    let fused = shuffle_xor_on(isa, ts, &src, &xor, &mut out);
+                    if !fused {
+                        assert!(out.iter().all(|&b| b == 0xAA), "{isa:?} ts {ts} wrote");
+                        continue;
+                    }
+                    assert!(matches!(ts, 2 | 4 | 8 | 16), "{isa:?} ts {ts}");
+                    let xored: Vec<u8> = src.iter().zip(&xor).map(|(a, b)| a ^ b).collect();
+                    assert_eq!(out, naive_shuffle(ts, &xored), "{isa:?} ts {ts} len {len}");
+                }
             }
         }
     }

@@ -140,36 +140,57 @@ unsafe fn from_streams<const TS: usize>(v: &mut [__m256i; TS]) {
     }
 }
 
-/// Loads 32 elements from `s` (lane 0: the first 16, lane 1: the next 16) and turns them
-/// into `TS` stream vectors.
+/// Loads 32 elements from `s` (lane 0: the first 16, lane 1: the next 16), with `XOR` each
+/// byte XORed with the byte at the same offset from `x`, and turns them into `TS` stream
+/// vectors.
 // Inlined into the AVX2 kernels below, which are compiled with AVX2 enabled.
 #[inline(always)]
-unsafe fn streams_of_step<const TS: usize>(s: *const u8) -> [__m256i; TS] {
+unsafe fn streams_of_step<const TS: usize, const XOR: bool>(
+    s: *const u8,
+    x: *const u8,
+) -> [__m256i; TS] {
     let mut v = [_mm256_setzero_si256(); TS];
-    for (k, x) in v.iter_mut().enumerate() {
+    for (k, y) in v.iter_mut().enumerate() {
         let lo = s.add(k * 16);
-        *x = _mm256_inserti128_si256(
+        *y = _mm256_inserti128_si256(
             _mm256_castsi128_si256(_mm_loadu_si128(lo as *const __m128i)),
             _mm_loadu_si128(lo.add(16 * TS) as *const __m128i),
             1,
         );
+        if XOR {
+            let xlo = x.add(k * 16);
+            let xv = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128(xlo as *const __m128i)),
+                _mm_loadu_si128(xlo.add(16 * TS) as *const __m128i),
+                1,
+            );
+            *y = _mm256_xor_si256(*y, xv);
+        }
     }
     to_streams::<TS>(&mut v);
     v
 }
 
+/// Shuffles elements `0..done` (`done` = `n` rounded down to a step) of `src` into `dst`; with
+/// `XOR`, the shuffle of `src ^ xor` (`xor` at least `src.len()` bytes, else unused).
 #[target_feature(enable = "avx2")]
-unsafe fn shuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
+unsafe fn shuffle_ts<const TS: usize, const XOR: bool>(
+    src: &[u8],
+    xor: &[u8],
+    dst: &mut [u8],
+) -> usize {
     let n = src.len() / TS;
     let done = n - n % LANES;
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let (s, x, d) = (src.as_ptr(), xor.as_ptr(), dst.as_mut_ptr());
     let mut i = 0;
     // Two steps at a time, so that each stream receives a whole 64-byte cache line at once:
     // with many streams a power-of-two apart, half-written lines would be evicted early.
     while i + 2 * LANES <= done {
-        // SAFETY: i + 64 <= n, so bytes i*TS .. (i+64)*TS lie within src (len >= n*TS).
-        let first = streams_of_step::<TS>(s.add(i * TS));
-        let second = streams_of_step::<TS>(s.add((i + LANES) * TS));
+        // SAFETY: i + 64 <= n, so bytes i*TS .. (i+64)*TS lie within src (len >= n*TS), and
+        // within xor when XOR (the caller checked xor.len() >= src.len()).
+        let first = streams_of_step::<TS, XOR>(s.add(i * TS), x.wrapping_add(i * TS));
+        let second =
+            streams_of_step::<TS, XOR>(s.add((i + LANES) * TS), x.wrapping_add((i + LANES) * TS));
         for b in 0..TS {
             // SAFETY: b*n + i + 64 <= TS*n <= dst.len() (the caller checked equal lengths).
             _mm256_storeu_si256(d.add(b * n + i) as *mut __m256i, first[b]);
@@ -179,10 +200,10 @@ unsafe fn shuffle_ts<const TS: usize>(src: &[u8], dst: &mut [u8]) -> usize {
     }
     if i < done {
         // SAFETY: i + 32 <= n, as above.
-        let last = streams_of_step::<TS>(s.add(i * TS));
-        for (b, x) in last.iter().enumerate() {
+        let last = streams_of_step::<TS, XOR>(s.add(i * TS), x.wrapping_add(i * TS));
+        for (b, y) in last.iter().enumerate() {
             // SAFETY: b*n + i + 32 <= TS*n <= dst.len().
-            _mm256_storeu_si256(d.add(b * n + i) as *mut __m256i, *x);
+            _mm256_storeu_si256(d.add(b * n + i) as *mut __m256i, *y);
         }
     }
     done
@@ -487,11 +508,30 @@ pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> usi
     assert_eq!(src.len(), dst.len());
     assert!(typesize >= 2);
     match typesize {
-        2 => shuffle_ts::<2>(src, dst),
-        4 => shuffle_ts::<4>(src, dst),
-        8 => shuffle_ts::<8>(src, dst),
-        16 => shuffle_ts::<16>(src, dst),
+        2 => shuffle_ts::<2, false>(src, &[], dst),
+        4 => shuffle_ts::<4, false>(src, &[], dst),
+        8 => shuffle_ts::<8, false>(src, &[], dst),
+        16 => shuffle_ts::<16, false>(src, &[], dst),
         _ => shuffle_tiled(typesize, src, dst),
+    }
+}
+
+/// [`shuffle`] of `src ^ xor` for typesizes 2, 4, 8 and 16 (returns 0, having done nothing,
+/// for the others): DELTA's XOR with block 0 and the shuffle after it in one pass. Requires
+/// `src.len() == dst.len() <= xor.len()`.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn shuffle_xor(typesize: usize, src: &[u8], xor: &[u8], dst: &mut [u8]) -> usize {
+    assert_eq!(src.len(), dst.len());
+    assert!(xor.len() >= src.len());
+    match typesize {
+        2 => shuffle_ts::<2, true>(src, xor, dst),
+        4 => shuffle_ts::<4, true>(src, xor, dst),
+        8 => shuffle_ts::<8, true>(src, xor, dst),
+        16 => shuffle_ts::<16, true>(src, xor, dst),
+        _ => 0,
     }
 }
 
