@@ -7,7 +7,8 @@ use blosc2::chunk::pipeline::BYTEDELTA;
 use blosc2::chunk::{CParams, Compressor};
 use blosc2::codecs::{BLOSCLZ, LZ4, LZ4HC, ZLIB, ZSTD};
 
-/// bench/bench.c's float64 data: a smooth curve, optionally with noise, or random bytes.
+/// bench/bench.c's float64 data: a smooth curve, optionally with noise, or random bytes (or
+/// 32 KiB of the curve and 32 KiB of random bytes in turn).
 fn data(kind: &str, n: usize) -> Vec<u8> {
     let mut x = 0x243F_6A88_85A3_08D3u64;
     (0..n / 8)
@@ -19,6 +20,7 @@ fn data(kind: &str, n: usize) -> Vec<u8> {
             match kind {
                 "smooth" => curve.to_le_bytes(),
                 "noisy" => (curve + (x % 1000) as f64 * 1e-3).to_le_bytes(),
+                "half random" if i % 8192 < 4096 => curve.to_le_bytes(),
                 _ => x.to_le_bytes(),
             }
         })
@@ -71,6 +73,15 @@ fn cases() -> Vec<(String, CParams, Vec<u8>)> {
             "smooth",
         ),
         ("noshuffle+lz4 random", LZ4, 5, &[], "random"),
+        // Blocks stored raw in a chunk that is kept (one thread defers their copies).
+        ("noshuffle+lz4 half random", LZ4, 5, &[], "half random"),
+        (
+            "noshuffle+blosclz half random",
+            BLOSCLZ,
+            5,
+            &[],
+            "half random",
+        ),
         ("shuffle+lz4hc", LZ4HC, 5, &[(SHUFFLE, 0)], "noisy"),
         ("shuffle+zlib", ZLIB, 1, &[(SHUFFLE, 0)], "noisy"),
         (

@@ -70,13 +70,25 @@ fn is_run(s: &[u8]) -> bool {
     }
 }
 
+/// A stream stored raw whose copy into the chunk waits until the chunk is known to be kept:
+/// `len` bytes of the source at `from` go to `to` in the output.
+struct RawCopy {
+    to: usize,
+    from: usize,
+    len: usize,
+}
+
 /// Compresses block `nblock` into `out`. Returns the bytes written, or 0 when it did not fit.
+/// With `defer_raw`, streams stored raw straight from the source (no filter ran) are left
+/// unwritten and listed there, `to` relative to `out`: for incompressible data the chunk ends
+/// up a plain copy, and copying each block first doubled the bytes moved.
 fn compress_block(
     job: &BlockJob<'_>,
     nblock: usize,
     tid: usize,
     out: &mut [u8],
     s: &mut Scratch,
+    mut defer_raw: Option<&mut Vec<RawCopy>>,
 ) -> Result<usize> {
     let bsize = job.block_len(nblock);
     let offset = nblock * job.blocksize;
@@ -133,7 +145,14 @@ fn compress_block(
             if out.len() < pos + neblock {
                 return Ok(0);
             }
-            copy_bytes(&mut out[pos..pos + neblock], stream);
+            match (&mut defer_raw, loc) {
+                (Some(list), Loc::Outer) => list.push(RawCopy {
+                    to: pos,
+                    from: offset + j * neblock,
+                    len: neblock,
+                }),
+                _ => copy_bytes(&mut out[pos..pos + neblock], stream),
+            }
             neblock
         } else {
             cbytes
@@ -469,11 +488,16 @@ fn compress_blocks(
             }
         }
         _ => {
+            let mut raw = Vec::new();
             let r = with_scratch(|s| -> Result<bool> {
                 for nblock in 0..job.nblocks {
-                    let n = compress_block(job, nblock, 0, &mut dst[pos..], s)?;
+                    let mark = raw.len();
+                    let n = compress_block(job, nblock, 0, &mut dst[pos..], s, Some(&mut raw))?;
                     if n == 0 {
                         return Ok(false);
+                    }
+                    for c in &mut raw[mark..] {
+                        c.to += pos;
                     }
                     bstarts.push(pos as i32);
                     pos += n;
@@ -482,6 +506,12 @@ fn compress_blocks(
             })?;
             if !r {
                 return Ok(0);
+            }
+            for c in &raw {
+                copy_bytes(
+                    &mut dst[c.to..c.to + c.len],
+                    &job.src[c.from..c.from + c.len],
+                );
             }
         }
     }
@@ -715,7 +745,8 @@ fn compress_blocks_worker<'d>(
                 wake(&st);
             }
             drop(st);
-            let r = with_scratch(|s| compress_block(job, nblock, worker, &mut rest[..need], s));
+            let r =
+                with_scratch(|s| compress_block(job, nblock, worker, &mut rest[..need], s, None));
             st = lock(placement);
             match r {
                 Ok(n) if n > 0 => {
@@ -744,7 +775,7 @@ fn compress_blocks_worker<'d>(
                 return;
             };
             let out = &mut reuse(buf, BLOCK_OUT_OFFSET + need)[BLOCK_OUT_OFFSET..];
-            let r = with_scratch(|s| compress_block(job, nblock, worker, out, s));
+            let r = with_scratch(|s| compress_block(job, nblock, worker, out, s, None));
             st = lock(placement);
             let n = match r {
                 Ok(n) if n > 0 => n,
