@@ -538,15 +538,37 @@ struct PlacedBlocks {
     len: usize,
 }
 
-/// A block compressed before the blocks ahead of it were written, waiting in its buffer.
+/// A block compressed before the blocks ahead of it were written, waiting in its buffer
+/// (without its streams stored raw, listed in `raw` relative to the block's start).
 struct Finished {
     nblock: usize,
     buf: Vec<u8>,
     len: usize,
+    raw: Vec<RawCopy>,
 }
 
-/// A block's place in the chunk and the buffer holding its bytes, to copy outside the lock.
-type Copy<'d> = (&'d mut [u8], Vec<u8>, usize);
+/// A block's place in the chunk and the buffer holding its bytes, to copy outside the lock:
+/// the bytes between the raw streams (listed relative to the block's start).
+struct Copy<'d> {
+    region: &'d mut [u8],
+    buf: Vec<u8>,
+    raw: Vec<RawCopy>,
+}
+
+impl Copy<'_> {
+    fn run(&mut self) {
+        let block = &self.buf[BLOCK_OUT_OFFSET..BLOCK_OUT_OFFSET + self.region.len()];
+        let mut at = 0;
+        for c in self.raw.iter().chain(std::iter::once(&RawCopy {
+            to: self.region.len(),
+            from: 0,
+            len: 0,
+        })) {
+            copy_bytes(&mut self.region[at..c.to], &block[at..c.to]);
+            at = c.to + c.len;
+        }
+    }
+}
 
 /// Where the blocks compressed in parallel go. Blocks are written in block order, so the chunk
 /// holds the bytes a serial run writes whatever the number of threads (c-blosc2 appends blocks
@@ -565,6 +587,9 @@ struct Placement<'d> {
     /// The output from `pos` on; None while lent to the thread compressing block `next` into it.
     rest: Option<&'d mut [u8]>,
     bstarts: Vec<i32>,
+    /// Streams stored raw from the source, to copy (offsets in the output) once every block is
+    /// placed: when the chunk does not fit, it becomes a plain copy and they are never copied.
+    raw: Vec<RawCopy>,
     /// Blocks compressed before their turn.
     finished: Vec<Finished>,
     /// Block buffers free for reuse.
@@ -587,8 +612,9 @@ impl<'d> Placement<'d> {
         self.stopped = true;
     }
 
-    /// Records block `next`, `len` bytes at `pos`, and returns its place (None: it does not fit).
-    fn place(&mut self, len: usize) -> Option<&'d mut [u8]> {
+    /// Records block `next`, `len` bytes at `pos` with its raw streams `raw` (relative to the
+    /// block), and returns its place (None: it does not fit).
+    fn place(&mut self, len: usize, raw: &[RawCopy]) -> Option<&'d mut [u8]> {
         let rest = self.rest.take()?;
         if len > rest.len() {
             self.rest = Some(rest);
@@ -597,18 +623,32 @@ impl<'d> Placement<'d> {
         }
         let (region, rest) = rest.split_at_mut(len);
         self.rest = Some(rest);
-        self.bstarts.push(self.pos as i32);
+        self.record(len, raw);
+        Some(region)
+    }
+
+    /// Records block `next` as `len` bytes at `pos`, its raw streams `raw` relative to it.
+    fn record(&mut self, len: usize, raw: &[RawCopy]) {
+        let start = self.pos;
+        self.raw.extend(raw.iter().map(|c| RawCopy {
+            to: start + c.to,
+            ..*c
+        }));
+        self.bstarts.push(start as i32);
         self.pos += len;
         self.next += 1;
-        Some(region)
     }
 
     /// Places the finished blocks that are now next in line, for the caller to copy.
     fn place_finished(&mut self, copies: &mut Vec<Copy<'d>>) {
         while let Some(i) = self.finished.iter().position(|f| f.nblock == self.next) {
             let f = self.finished.swap_remove(i);
-            match self.place(f.len) {
-                Some(region) => copies.push((region, f.buf, f.len)),
+            match self.place(f.len, &f.raw) {
+                Some(region) => copies.push(Copy {
+                    region,
+                    buf: f.buf,
+                    raw: f.raw,
+                }),
                 None => {
                     self.spare.push(f.buf);
                     self.in_use -= 1;
@@ -635,8 +675,9 @@ fn compress_blocks_parallel(
         taken: 0,
         next: 0,
         pos: 0,
-        rest: Some(out),
+        rest: Some(&mut *out),
         bstarts: Vec::with_capacity(job.nblocks),
+        raw: Vec::new(),
         finished: Vec::new(),
         spare,
         in_use: 0,
@@ -651,22 +692,35 @@ fn compress_blocks_parallel(
         count: AtomicUsize::new(0),
     };
     pool.run(&|worker| compress_blocks_worker(job, worker, &placement, &changed));
-    let mut st = placement.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut buffers = st.spare;
-    buffers.extend(st.finished.drain(..).map(|f| f.buf));
+    let Placement {
+        next,
+        pos,
+        bstarts,
+        raw,
+        finished,
+        spare: mut buffers,
+        failure,
+        ..
+    } = placement.into_inner().unwrap_or_else(|e| e.into_inner());
+    buffers.extend(finished.into_iter().map(|f| f.buf));
     // Keep the buffers for the next call unless they hold a lot of memory.
     if buffers.iter().map(Vec::capacity).sum::<usize>() <= MAX_KEPT_BLOCK_BUFFERS {
         with_scratch(|s| s.block_outs = buffers);
     }
-    match st.failure {
+    match failure {
         Some((_, Some(e))) => Err(e),
         Some((_, None)) => Ok(None),
         // A job runner that did not run every job leaves blocks out.
-        None if st.next != job.nblocks => Err(Error::ThreadCreate),
-        None => Ok(Some(PlacedBlocks {
-            bstarts: st.bstarts,
-            len: st.pos,
-        })),
+        None if next != job.nblocks => Err(Error::ThreadCreate),
+        None => {
+            for c in &raw {
+                copy_bytes(
+                    &mut out[c.to..c.to + c.len],
+                    &job.src[c.from..c.from + c.len],
+                );
+            }
+            Ok(Some(PlacedBlocks { bstarts, len: pos }))
+        }
     }
 }
 
@@ -726,6 +780,7 @@ fn compress_blocks_worker<'d>(
     // The buffer this thread compresses into, when it has one.
     let mut held: Option<Vec<u8>> = None;
     let mut copies: Vec<Copy<'d>> = Vec::new();
+    let mut raw = Vec::new();
     let mut st = lock(placement);
     while !st.stopped && st.taken < job.nblocks {
         let nblock = st.taken;
@@ -745,18 +800,17 @@ fn compress_blocks_worker<'d>(
                 wake(&st);
             }
             drop(st);
-            let r =
-                with_scratch(|s| compress_block(job, nblock, worker, &mut rest[..need], s, None));
+            raw.clear();
+            let r = with_scratch(|s| {
+                compress_block(job, nblock, worker, &mut rest[..need], s, Some(&mut raw))
+            });
             st = lock(placement);
             match r {
                 Ok(n) if n > 0 => {
                     // The block is in place: record it and give the rest back.
                     let (_, after) = rest.split_at_mut(n);
                     st.rest = Some(after);
-                    let start = st.pos as i32;
-                    st.bstarts.push(start);
-                    st.pos += n;
-                    st.next += 1;
+                    st.record(n, &raw);
                 }
                 r => st.fail(nblock, r.err()),
             }
@@ -775,7 +829,8 @@ fn compress_blocks_worker<'d>(
                 return;
             };
             let out = &mut reuse(buf, BLOCK_OUT_OFFSET + need)[BLOCK_OUT_OFFSET..];
-            let r = with_scratch(|s| compress_block(job, nblock, worker, out, s, None));
+            raw.clear();
+            let r = with_scratch(|s| compress_block(job, nblock, worker, out, s, Some(&mut raw)));
             st = lock(placement);
             let n = match r {
                 Ok(n) if n > 0 => n,
@@ -790,9 +845,13 @@ fn compress_blocks_worker<'d>(
                     break;
                 }
                 if st.next == nblock {
-                    if let Some(region) = st.place(n) {
+                    if let Some(region) = st.place(n, &raw) {
                         if let Some(buf) = held.take() {
-                            copies.push((region, buf, n));
+                            copies.push(Copy {
+                                region,
+                                buf,
+                                raw: std::mem::take(&mut raw),
+                            });
                         }
                     }
                     break;
@@ -805,6 +864,7 @@ fn compress_blocks_worker<'d>(
                             nblock,
                             buf,
                             len: n,
+                            raw: std::mem::take(&mut raw),
                         });
                     }
                     break;
@@ -816,11 +876,11 @@ fn compress_blocks_worker<'d>(
         wake(&st);
         if !copies.is_empty() {
             drop(st);
-            for (region, buf, len) in copies.iter_mut() {
-                copy_bytes(region, &buf[BLOCK_OUT_OFFSET..BLOCK_OUT_OFFSET + *len]);
+            for c in copies.iter_mut() {
+                c.run();
             }
             st = lock(placement);
-            for (_, buf, _) in copies.drain(..) {
+            for Copy { buf, .. } in copies.drain(..) {
                 // This thread's own buffer stays in its hands for the next block.
                 if held.is_none() {
                     held = Some(buf);
