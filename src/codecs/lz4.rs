@@ -99,52 +99,71 @@ impl Drop for Lz4States {
     }
 }
 
+/// An LZ4 entry point compressing with a caller-kept state: (state, src, dst, src_size,
+/// dst_capacity, acceleration or level) -> bytes written, 0 when they did not fit.
+type ExtStateCompress =
+    unsafe extern "C" fn(*mut c_void, *const c_char, *mut c_char, c_int, c_int, c_int) -> c_int;
+
+/// Compresses `src` into `dst` with the kept `state` (created on first use by `create`) through
+/// `with_state`; by `without_state` when no state can be created. 0 when the output does not fit.
+fn compress_kept(
+    state: &mut *mut c_void,
+    create: unsafe extern "C" fn() -> *mut c_void,
+    with_state: ExtStateCompress,
+    without_state: fn(&[u8], &mut [u8], i32) -> usize,
+    src: &[u8],
+    dst: &mut [u8],
+    param: i32,
+) -> usize {
+    if state.is_null() {
+        // SAFETY: a plain constructor (LZ4_createStream / LZ4_createStreamHC); the state comes
+        // initialized.
+        *state = unsafe { create() };
+        if state.is_null() {
+            return without_state(src, dst, param);
+        }
+    }
+    // SAFETY: `state` is an initialized state of the kind `with_state` takes (the caller pairs
+    // them); both buffers are valid for the lengths passed and LZ4 never writes past
+    // dst_capacity.
+    let n = unsafe {
+        with_state(
+            *state,
+            src.as_ptr() as *const c_char,
+            dst.as_mut_ptr() as *mut c_char,
+            len_i32(src.len()),
+            len_i32(dst.len()),
+            param,
+        )
+    };
+    n.max(0) as usize
+}
+
 impl Lz4States {
     /// Compresses with LZ4 at `accel`eration; 0 when the output does not fit.
     pub fn compress(&mut self, src: &[u8], dst: &mut [u8], accel: i32) -> usize {
-        if self.fast.is_null() {
-            // SAFETY: plain constructor; the state comes initialized.
-            self.fast = unsafe { LZ4_createStream() };
-            if self.fast.is_null() {
-                return compress(src, dst, accel);
-            }
-        }
-        // SAFETY: `fast` is an initialized LZ4_stream_t; both buffers are valid for the lengths
-        // passed and LZ4 never writes past dst_capacity.
-        let n = unsafe {
-            LZ4_compress_fast_extState(
-                self.fast,
-                src.as_ptr() as *const c_char,
-                dst.as_mut_ptr() as *mut c_char,
-                len_i32(src.len()),
-                len_i32(dst.len()),
-                accel,
-            )
-        };
-        n.max(0) as usize
+        compress_kept(
+            &mut self.fast,
+            LZ4_createStream,
+            LZ4_compress_fast_extState,
+            compress,
+            src,
+            dst,
+            accel,
+        )
     }
 
     /// Compresses with LZ4HC at `clevel`; 0 when the output does not fit.
     pub fn compress_hc(&mut self, src: &[u8], dst: &mut [u8], clevel: i32) -> usize {
-        if self.hc.is_null() {
-            // SAFETY: plain constructor; the state comes initialized.
-            self.hc = unsafe { LZ4_createStreamHC() };
-            if self.hc.is_null() {
-                return compress_hc(src, dst, clevel);
-            }
-        }
-        // SAFETY: `hc` is an initialized LZ4_streamHC_t; buffers as in `compress`.
-        let n = unsafe {
-            LZ4_compress_HC_extStateHC_fastReset(
-                self.hc,
-                src.as_ptr() as *const c_char,
-                dst.as_mut_ptr() as *mut c_char,
-                len_i32(src.len()),
-                len_i32(dst.len()),
-                clevel,
-            )
-        };
-        n.max(0) as usize
+        compress_kept(
+            &mut self.hc,
+            LZ4_createStreamHC,
+            LZ4_compress_HC_extStateHC_fastReset,
+            compress_hc,
+            src,
+            dst,
+            clevel,
+        )
     }
 }
 
