@@ -15,11 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N3 256
-
-static double value(int64_t i, int64_t j, int64_t k) {
-  return (double)(i * 3 + j) * 0.25 + (double)((k * 7 + i) % 64) * 0.5;
-}
+#include "b2nd_array.h"
 
 static __typeof__(&b2nd_get_slice_cbuffer) get_slice;
 
@@ -48,28 +44,10 @@ int main(int argc, char **argv) {
   }
   void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!h) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 3; }
-#define SYM(name) __typeof__(&name) p_##name = (__typeof__(&name))dlsym(h, #name)
-  SYM(blosc2_init);
-  SYM(b2nd_create_ctx);
-  SYM(b2nd_from_cbuffer);
   get_slice = (__typeof__(get_slice))dlsym(h, "b2nd_get_slice_cbuffer");
-  p_blosc2_init();
-  int64_t total = (int64_t)N3 * N3 * N3 * 8;
-  double *src = malloc((size_t)total);
-  for (int64_t i = 0; i < N3; i++)
-    for (int64_t j = 0; j < N3; j++)
-      for (int64_t k = 0; k < N3; k++) src[(i * N3 + j) * N3 + k] = value(i, j, k);
-  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-  cp.typesize = 8;
-  cp.nthreads = 1;
-  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-  dp.nthreads = 1;
-  blosc2_storage st = {.contiguous = true, .cparams = &cp, .dparams = &dp};
-  int64_t shape[3] = {N3, N3, N3};
-  int32_t chunks[3] = {64, 64, 64}, blocks[3] = {16, 16, 16};
-  b2nd_context_t *ctx = p_b2nd_create_ctx(&st, 3, shape, chunks, blocks, NULL, 0, NULL, 0);
-  b2nd_array_t *a = NULL;
-  if (!ctx || p_b2nd_from_cbuffer(ctx, &a, src, total) != 0) { fprintf(stderr, "from_cbuffer failed\n"); return 1; }
+  if (!get_slice) { fprintf(stderr, "%s: missing symbols\n", argv[1]); return 3; }
+  double *src = b2nd_array_source();
+  b2nd_array_t *a = b2nd_array_build(h, argv[1], src);
   int64_t bsh[3], n = 1;
   for (int d = 0; d < 3; d++) n *= bsh[d] = op[1][d] - op[0][d];
   double *out = calloc((size_t)n, 8);

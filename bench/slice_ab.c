@@ -25,12 +25,9 @@
 #include <string.h>
 #include <time.h>
 
-#define N3 256
-#define MAX_REPS 256
+#include "b2nd_array.h"
 
-static double value(int64_t i, int64_t j, int64_t k) {
-  return (double)(i * 3 + j) * 0.25 + (double)((k * 7 + i) % 64) * 0.5;
-}
+#define MAX_REPS 256
 
 typedef struct {
   __typeof__(&b2nd_get_slice_cbuffer) get_slice;
@@ -51,29 +48,12 @@ static int by_value(const void *a, const void *b) {
 static void load(lib_t *l, const char *path, const double *src) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) { fprintf(stderr, "dlopen: %s\n", dlerror()); exit(3); }
-#define SYM(name) __typeof__(&name) p_##name = (__typeof__(&name))dlsym(h, #name)
-  SYM(blosc2_init);
-  SYM(b2nd_create_ctx);
-  SYM(b2nd_from_cbuffer);
   l->get_slice = (__typeof__(l->get_slice))dlsym(h, "b2nd_get_slice_cbuffer");
-  if (!p_blosc2_init || !p_b2nd_create_ctx || !p_b2nd_from_cbuffer || !l->get_slice) {
+  if (!l->get_slice) {
     fprintf(stderr, "%s: missing symbols\n", path);
     exit(3);
   }
-  p_blosc2_init();
-  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-  cp.typesize = 8;
-  cp.nthreads = 1;
-  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-  dp.nthreads = 1;
-  blosc2_storage st = {.contiguous = true, .cparams = &cp, .dparams = &dp};
-  int64_t shape[3] = {N3, N3, N3};
-  int32_t chunks[3] = {64, 64, 64}, blocks[3] = {16, 16, 16};
-  b2nd_context_t *ctx = p_b2nd_create_ctx(&st, 3, shape, chunks, blocks, NULL, 0, NULL, 0);
-  if (!ctx || p_b2nd_from_cbuffer(ctx, &l->array, src, (int64_t)N3 * N3 * N3 * 8) != 0) {
-    fprintf(stderr, "%s: from_cbuffer failed\n", path);
-    exit(4);
-  }
+  l->array = b2nd_array_build(h, path, src);
 }
 
 int main(int argc, char **argv) {
@@ -88,13 +68,10 @@ int main(int argc, char **argv) {
   size_t offset = getenv("SLICE_AB_OFFSET") ? (size_t)atoi(getenv("SLICE_AB_OFFSET")) % 4096 : 16;
 
   size_t total = (size_t)N3 * N3 * N3 * 8;
-  double *src = malloc(total);
+  double *src = b2nd_array_source();
   char *raw = malloc(total + 8192);
-  if (!src || !raw) return 1;
+  if (!raw) return 1;
   double *out = (double *)(((uintptr_t)raw + 63) / 64 * 64 + offset);
-  for (int64_t i = 0; i < N3; i++)
-    for (int64_t j = 0; j < N3; j++)
-      for (int64_t k = 0; k < N3; k++) src[(i * N3 + j) * N3 + k] = value(i, j, k);
   lib_t libs[2];
   int nlibs = only_a ? 1 : 2;
   for (int l = 0; l < nlibs; l++) load(&libs[l], argv[1 + l], src);
