@@ -292,6 +292,7 @@ fn link_hot_text(root: &Path) {
     if libc_has_packed_relocations() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-z,pack-relative-relocs");
     }
+    link_unwinder_statically();
     // -Xlinker, not -Wl,: a comma in the path would split it.
     println!("cargo:rustc-cdylib-link-arg=-Xlinker");
     println!("cargo:rustc-cdylib-link-arg=-T");
@@ -300,6 +301,29 @@ fn link_hot_text(root: &Path) {
         "cargo:rustc-cdylib-link-arg={}",
         root.join("link/hot-text.ld").display()
     );
+}
+
+/// Links GCC's unwinder (libgcc_eh.a, what `gcc -static-libgcc` links) into the shared library,
+/// so that it does not need libgcc_s.so.1: Rust's panic machinery is the only user (panics are
+/// caught at the C boundary, so no unwinding crosses into the caller), and loading libgcc_s cost
+/// every process ~100 KiB of resident pages (its text, data and relocations). The unwinder's
+/// symbols stay local: the library exports only its C API. The whole archive is linked because
+/// std's references to it are otherwise resolved to libgcc_s, which comes first on the line.
+fn link_unwinder_statically() {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let Ok(out) = std::process::Command::new(cc)
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+    else {
+        return;
+    };
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    if !path.is_absolute() || !path.is_file() {
+        return;
+    }
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--whole-archive");
+    println!("cargo:rustc-cdylib-link-arg={}", path.display());
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--no-whole-archive");
 }
 
 /// Whether the C library linked against loads packed relative relocations (DT_RELR, glibc 2.36+
