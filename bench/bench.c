@@ -486,6 +486,9 @@ static int child_main(int widx, int lib, const char *path) {
     else if (w->kind == W_SCHUNK) run_schunk(&L, w, &res, lib);
     else run_b2nd(&L, w, &res, lib);
   }
+  /* bench/hot-text.sh: give the threads of freed contexts time to exit, so that their exit
+   * path shows in its profiles (a process that exits at once kills them first). */
+  if (getenv("BENCH_SETTLE_MS")) usleep((useconds_t)atoi(getenv("BENCH_SETTLE_MS")) * 1000);
   return fwrite(&res, sizeof res, 1, stdout) == 1 ? 0 : 3;
 }
 

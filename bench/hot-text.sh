@@ -30,7 +30,7 @@ order=$("$out/bench" --list | awk -F'\t' '
 profiles=()
 for w in $order; do
   f="$out/callgrind.$w"
-  TMPDIR="$out" valgrind --tool=callgrind --demangle=no --dump-instr=no --callgrind-out-file="$f" \
+  TMPDIR="$out" BENCH_SETTLE_MS=300 valgrind --tool=callgrind --demangle=no --dump-instr=no --callgrind-out-file="$f" \
     "$out/bench" --child "$w" 0 "$lib" 1 >/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
   profiles+=("$f")
 done
