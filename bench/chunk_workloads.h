@@ -24,5 +24,6 @@ static const workload_t workloads[] = {
     {"random", BLOSC_LZ4, 5, RANDOM, 4 << 20, {0, 0, 0, 0, 0, 0}},
     {"lz4-16k", BLOSC_LZ4, 5, NOISY, 16 << 10, {0, 0, 0, 0, 0, SH}},
     {"lz4-256k", BLOSC_LZ4, 5, NOISY, 256 << 10, {0, 0, 0, 0, 0, SH}},
+    {"zstd-256k", BLOSC_ZSTD, 3, NOISY, 256 << 10, {0, 0, 0, 0, 0, SH}},
 };
 #endif

@@ -2,7 +2,7 @@
  * and for perf record, on either library.
  *
  *   profile LIB.so WORKLOAD OP ITERS
- *     WORKLOAD: lz4 blosclz zstd bitshuffle delta bytedelta random lz4-16k lz4-256k
+ *     WORKLOAD: lz4 blosclz zstd bitshuffle delta bytedelta random lz4-16k lz4-256k zstd-256k
  *     OP:       compress decompress getitem1 getitem1pct
  *   profile LIB.so SCHUNK OP ITERS
  *     SCHUNK:   schunk-mem schunk-file schunk-sframe (bench.c's 64 x 1 MiB super-chunks)
