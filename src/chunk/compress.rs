@@ -11,7 +11,7 @@ use crate::codecs::{self, Dict};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Everything the block compressor needs that is the same for all blocks of one call.
 struct BlockJob<'a> {
@@ -752,10 +752,9 @@ impl Changes {
     ) -> MutexGuard<'a, Placement<'d>> {
         let seen = self.count.load(Ordering::Relaxed);
         drop(st);
-        let start = Instant::now();
-        while self.count.load(Ordering::Acquire) == seen && start.elapsed() < SPIN_BEFORE_SLEEP {
-            std::thread::yield_now();
-        }
+        super::runner::spin_until(SPIN_BEFORE_SLEEP, || {
+            self.count.load(Ordering::Acquire) != seen
+        });
         st = lock(placement);
         if self.count.load(Ordering::Relaxed) != seen {
             return st;

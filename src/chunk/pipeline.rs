@@ -297,10 +297,7 @@ impl<'a> Dref<'a> {
             Dref::None => Ok(&[]),
             Dref::Ready(d) => Ok(d),
             Dref::Pending(cell) => {
-                let start = std::time::Instant::now();
-                while cell.get().is_none() && start.elapsed() < DREF_SPIN {
-                    std::thread::yield_now();
-                }
+                super::runner::spin_until(DREF_SPIN, || cell.get().is_some());
                 cell.wait().ok_or(Error::Failure)
             }
         }

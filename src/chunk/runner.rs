@@ -78,7 +78,7 @@ impl Pool {
             // The scope's end puts the caller to sleep until the pool's jobs are done, and
             // waking it again costs more than the last block of a fast codec takes: wait for
             // them awake for a while first.
-            spin_until_zero(&running, SPIN_BEFORE_SLEEP);
+            spin_until(SPIN_BEFORE_SLEEP, || running.load(Ordering::Acquire) == 0);
         });
     }
 }
@@ -86,11 +86,13 @@ impl Pool {
 /// How long the caller waits awake for the pool's threads to finish before sleeping.
 const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(100);
 
-/// Waits awake until `count` is 0 or `budget` has passed. It yields between looks, so that on
-/// a busy machine the thread it waits for (or anyone else) gets the core rather than a spinner.
-fn spin_until_zero(count: &AtomicUsize, budget: Duration) {
+/// Waits awake until `done()` or until `budget` has passed, before a caller that still finds
+/// nothing done goes to sleep: waking a sleeping thread costs about as long as the short waits
+/// between threads' blocks. It yields between looks, so that on a busy machine the thread it
+/// waits for (or anyone else) gets the core rather than a spinner.
+pub(crate) fn spin_until(budget: Duration, done: impl Fn() -> bool) {
     let start = Instant::now();
-    while count.load(Ordering::Acquire) != 0 && start.elapsed() < budget {
+    while !done() && start.elapsed() < budget {
         std::thread::yield_now();
     }
 }
