@@ -3,6 +3,12 @@
 # perf's cpu-clock sampling, REPEATS processes, and print each library's summed samples and their
 # ratio to the last library given (lower is faster). No hardware counters needed.
 #
+# The samples counted are those inside each library's own file: time a library spends in libc
+# (memcpy, malloc) or in the kernel (page faults) is left out, so the sums suit comparing builds
+# of ours with each other; against the reference, which spends more of its time outside its file
+# (e.g. shuffle+lz4 4 MiB decompress: 1.10 by these sums, 0.75 by wall time), read the
+# milliseconds per call that target/bench/abtime prints itself.
+#
 #   bench/abtime.sh REPEATS WORKLOAD OP ROUNDS LIB.so...
 #   e.g. bench/abtime.sh 8 zstd compress 20 /tmp/a.so /tmp/b.so "$(capi-tests/get-reference.sh)/lib/libblosc2.so.9"
 #
