@@ -476,19 +476,24 @@ fn compress_blocks(
     }
     let mut pos = data_at;
     let mut bstarts = Vec::new();
+    // Streams stored raw, copied from the source once every block fits (offsets in `dst`).
+    let mut raw = Vec::new();
     match pool {
         Some(pool) if job.nblocks > 1 => {
             let placed = compress_blocks_parallel(job, pool, &mut dst[data_at..])?;
             match placed {
-                Some(starts) => {
-                    pos = data_at + starts.len;
-                    bstarts = starts.bstarts.iter().map(|&b| b + data_at as i32).collect();
+                Some(placed) => {
+                    pos = data_at + placed.len;
+                    bstarts = placed.bstarts.iter().map(|&b| b + data_at as i32).collect();
+                    raw = placed.raw;
+                    for c in &mut raw {
+                        c.to += data_at;
+                    }
                 }
                 None => return Ok(0),
             }
         }
         _ => {
-            let mut raw = Vec::new();
             let r = with_scratch(|s| -> Result<bool> {
                 for nblock in 0..job.nblocks {
                     let mark = raw.len();
@@ -507,13 +512,13 @@ fn compress_blocks(
             if !r {
                 return Ok(0);
             }
-            for c in &raw {
-                copy_bytes(
-                    &mut dst[c.to..c.to + c.len],
-                    &job.src[c.from..c.from + c.len],
-                );
-            }
         }
+    }
+    for c in &raw {
+        copy_bytes(
+            &mut dst[c.to..c.to + c.len],
+            &job.src[c.from..c.from + c.len],
+        );
     }
     for (i, b) in bstarts.iter().enumerate() {
         dst[bstarts_at + 4 * i..bstarts_at + 4 * i + 4].copy_from_slice(&b.to_le_bytes());
@@ -536,6 +541,9 @@ fn compress_blocks(
 struct PlacedBlocks {
     bstarts: Vec<i32>,
     len: usize,
+    /// The streams stored raw, still to copy from the source (offsets relative to the first
+    /// block, as `bstarts`).
+    raw: Vec<RawCopy>,
 }
 
 /// A block compressed before the blocks ahead of it were written, waiting in its buffer
@@ -559,14 +567,11 @@ impl Copy<'_> {
     fn run(&mut self) {
         let block = &self.buf[BLOCK_OUT_OFFSET..BLOCK_OUT_OFFSET + self.region.len()];
         let mut at = 0;
-        for c in self.raw.iter().chain(std::iter::once(&RawCopy {
-            to: self.region.len(),
-            from: 0,
-            len: 0,
-        })) {
+        for c in &self.raw {
             copy_bytes(&mut self.region[at..c.to], &block[at..c.to]);
             at = c.to + c.len;
         }
+        copy_bytes(&mut self.region[at..], &block[at..]);
     }
 }
 
@@ -599,8 +604,8 @@ struct Placement<'d> {
     max_in_use: usize,
     /// Threads waiting on the condition variable (it is signalled only when one is).
     sleepers: usize,
-    stopped: bool,
-    /// The lowest block that failed, with its error (None: it did not fit).
+    /// The lowest block that failed, with its error (None: it did not fit); once set, no
+    /// thread takes another block.
     failure: Option<(usize, Option<Error>)>,
 }
 
@@ -609,7 +614,16 @@ impl<'d> Placement<'d> {
         if self.failure.as_ref().is_none_or(|(b, _)| nblock < *b) {
             self.failure = Some((nblock, error));
         }
-        self.stopped = true;
+    }
+
+    fn stopped(&self) -> bool {
+        self.failure.is_some()
+    }
+
+    /// Takes back a block buffer a thread held or a finished block waited in.
+    fn give_back(&mut self, buf: Vec<u8>) {
+        self.spare.push(buf);
+        self.in_use -= 1;
     }
 
     /// Records block `next`, `len` bytes at `pos` with its raw streams `raw` (relative to the
@@ -650,8 +664,7 @@ impl<'d> Placement<'d> {
                     raw: f.raw,
                 }),
                 None => {
-                    self.spare.push(f.buf);
-                    self.in_use -= 1;
+                    self.give_back(f.buf);
                     return;
                 }
             }
@@ -675,7 +688,7 @@ fn compress_blocks_parallel(
         taken: 0,
         next: 0,
         pos: 0,
-        rest: Some(&mut *out),
+        rest: Some(out),
         bstarts: Vec::with_capacity(job.nblocks),
         raw: Vec::new(),
         finished: Vec::new(),
@@ -683,7 +696,6 @@ fn compress_blocks_parallel(
         in_use: 0,
         max_in_use: pool.nthreads(),
         sleepers: 0,
-        stopped: false,
         failure: None,
     });
     // Signalled whenever the next block to write moves on, a buffer is freed or the run stops.
@@ -712,15 +724,11 @@ fn compress_blocks_parallel(
         Some((_, None)) => Ok(None),
         // A job runner that did not run every job leaves blocks out.
         None if next != job.nblocks => Err(Error::ThreadCreate),
-        None => {
-            for c in &raw {
-                copy_bytes(
-                    &mut out[c.to..c.to + c.len],
-                    &job.src[c.from..c.from + c.len],
-                );
-            }
-            Ok(Some(PlacedBlocks { bstarts, len: pos }))
-        }
+        None => Ok(Some(PlacedBlocks {
+            bstarts,
+            len: pos,
+            raw,
+        })),
     }
 }
 
@@ -781,7 +789,7 @@ fn compress_blocks_worker<'d>(
     let mut copies: Vec<Copy<'d>> = Vec::new();
     let mut raw = Vec::new();
     let mut st = lock(placement);
-    while !st.stopped && st.taken < job.nblocks {
+    while !st.stopped() && st.taken < job.nblocks {
         let nblock = st.taken;
         let need = job.max_block_out(nblock);
         // Nothing is pending before this block: straight into the chunk, when the chunk has
@@ -794,8 +802,7 @@ fn compress_blocks_worker<'d>(
             };
             st.taken += 1;
             if let Some(buf) = held.take() {
-                st.spare.push(buf);
-                st.in_use -= 1;
+                st.give_back(buf);
                 wake(&st);
             }
             drop(st);
@@ -840,7 +847,7 @@ fn compress_blocks_worker<'d>(
                 }
             };
             loop {
-                if st.stopped {
+                if st.stopped() {
                     break;
                 }
                 if st.next == nblock {
@@ -884,16 +891,14 @@ fn compress_blocks_worker<'d>(
                 if held.is_none() {
                     held = Some(buf);
                 } else {
-                    st.spare.push(buf);
-                    st.in_use -= 1;
+                    st.give_back(buf);
                 }
             }
             wake(&st);
         }
     }
     if let Some(buf) = held.take() {
-        st.spare.push(buf);
-        st.in_use -= 1;
+        st.give_back(buf);
     }
     wake(&st);
 }
