@@ -798,28 +798,25 @@ fn decode_delta_blocks_in_parallel(
     masked: &(dyn Fn(usize) -> bool + Sync),
 ) -> Result<()> {
     let bs = chunk.header.blocksize as usize;
-    let mut spare = if masked(0) {
-        vec![0u8; bs.min(dst.len())]
-    } else {
-        Vec::new()
-    };
-    let mut pieces: Vec<Mutex<Option<&mut [u8]>>> =
-        dst.chunks_mut(bs).map(|p| Mutex::new(Some(p))).collect();
-    if masked(0) {
-        pieces[0] = Mutex::new(Some(&mut spare[..]));
-    }
+    let mut spare = vec![0u8; if masked(0) { bs.min(dst.len()) } else { 0 }];
+    let spare = Mutex::new(Some(&mut spare[..]));
     let block0: OnceLock<Option<&[u8]>> = OnceLock::new();
-    super::runner::for_each_item(pool, pieces.len(), |k, tid| {
-        if k != 0 && masked(k) {
-            return Ok(());
-        }
-        let piece = pieces[k].lock().unwrap_or_else(|e| e.into_inner()).take();
-        let block = piece.ok_or(Error::ThreadCreate)?;
+    super::runner::for_each_piece(pool, dst, bs, |k, block, tid| {
         if k == 0 {
             let release = ReleaseDrefOnDrop(&block0);
+            // Masked out, block 0 is still every other block's reference: decoded aside.
+            let block = if masked(0) {
+                let spare = spare.lock().unwrap_or_else(|e| e.into_inner()).take();
+                spare.ok_or(Error::ThreadCreate)?
+            } else {
+                block
+            };
             with_scratch(|s| chunk.decode_block(bw, 0, block, Dref::None, tid, s))?;
             let _ = block0.set(Some(block));
             drop(release);
+            return Ok(());
+        }
+        if masked(k) {
             return Ok(());
         }
         with_scratch(|s| chunk.decode_block(bw, k, block, Dref::Pending(&block0), tid, s))

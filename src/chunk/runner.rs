@@ -113,23 +113,23 @@ pub fn for_each_item(
 /// last may be shorter) on the workers of `pool`, each piece once, as [`for_each_item`] runs
 /// items: the workers take the next piece until none is left, so a worker that starts late
 /// (woken after the caller began) takes fewer pieces rather than holding the others up.
-pub fn for_each_piece(
+pub fn for_each_piece<'d>(
     pool: &Pool,
-    dst: &mut [u8],
+    dst: &'d mut [u8],
     piece_len: usize,
-    f: impl Fn(usize, &mut [u8], usize) -> Result<()> + Sync,
+    f: impl Fn(usize, &'d mut [u8], usize) -> Result<()> + Sync,
 ) -> Result<()> {
     for_each_piece_on(pool, job_runner().as_deref(), dst, piece_len, f)
 }
 
-fn for_each_piece_on(
+fn for_each_piece_on<'d>(
     pool: &Pool,
     runner: Option<&dyn JobRunner>,
-    dst: &mut [u8],
+    dst: &'d mut [u8],
     piece_len: usize,
-    f: impl Fn(usize, &mut [u8], usize) -> Result<()> + Sync,
+    f: impl Fn(usize, &'d mut [u8], usize) -> Result<()> + Sync,
 ) -> Result<()> {
-    let pieces: Vec<Mutex<Option<&mut [u8]>>> = dst
+    let pieces: Vec<Mutex<Option<&'d mut [u8]>>> = dst
         .chunks_mut(piece_len.max(1))
         .map(|p| Mutex::new(Some(p)))
         .collect();
