@@ -91,6 +91,17 @@ fn forward_one(
     Ok(())
 }
 
+/// The slot of the SHUFFLE that the DELTA in slot `i` can be fused with for a block after the
+/// first of `bsize` bytes: the next filter, when it is a SHUFFLE and the block is whole DELTA
+/// words (DELTA leaves a partial last word as it is, the fused kernel would XOR it).
+fn shuffle_after_delta(params: &CParams, i: usize, bsize: usize, typesize: usize) -> Option<usize> {
+    if !bsize.is_multiple_of(delta::delta_width(typesize)) {
+        return None;
+    }
+    let j = (i + 1..MAX_FILTERS).find(|&j| params.filters[j] != NOFILTER)?;
+    (params.filters[j] == SHUFFLE).then_some(j)
+}
+
 /// Runs prefilter and filters over block `nblock` (`bsize` bytes at `offset` of `chunk_src`).
 /// Returns where the filtered block is: `Loc::Outer` means the untouched source.
 #[allow(clippy::too_many_arguments)]
@@ -131,30 +142,31 @@ pub(crate) fn forward(
         }
         let meta = params.filters_meta[i];
         let dsti = free_buf(cur);
-        if f == DELTA && offset != 0 && bsize.is_multiple_of(delta::delta_width(typesize)) {
-            // DELTA then SHUFFLE after block 0: shuffle(block ^ block 0) in one pass.
-            if let Some(j) = (i + 1..MAX_FILTERS).find(|&j| params.filters[j] != NOFILTER) {
-                if params.filters[j] == SHUFFLE {
-                    let streams = shuffle::streams_for_meta(typesize, params.filters_meta[j]);
-                    let dref = &chunk_src[..bsize];
-                    let done = match cur {
-                        Loc::Outer => shuffle::shuffle_xor(
-                            streams,
-                            &chunk_src[offset..offset + bsize],
-                            dref,
-                            &mut bufs[dsti][..bsize],
-                        ),
-                        Loc::Buf(s) => {
-                            let (src, dst) = pair_mut(bufs, s, dsti);
-                            shuffle::shuffle_xor(streams, &src[..bsize], dref, &mut dst[..bsize])
-                        }
-                    };
-                    if done {
-                        fused_shuffle = Some(j);
-                        cur = Loc::Buf(dsti);
-                        continue;
-                    }
+        let shuffle_next = if f == DELTA && offset != 0 {
+            shuffle_after_delta(params, i, bsize, typesize)
+        } else {
+            None
+        };
+        if let Some(j) = shuffle_next {
+            // shuffle(block ^ block 0) in one pass.
+            let streams = shuffle::streams_for_meta(typesize, params.filters_meta[j]);
+            let dref = &chunk_src[..bsize];
+            let done = match cur {
+                Loc::Outer => shuffle::shuffle_xor(
+                    streams,
+                    &chunk_src[offset..offset + bsize],
+                    dref,
+                    &mut bufs[dsti][..bsize],
+                ),
+                Loc::Buf(s) => {
+                    let (src, dst) = pair_mut(bufs, s, dsti);
+                    shuffle::shuffle_xor(streams, &src[..bsize], dref, &mut dst[..bsize])
                 }
+            };
+            if done {
+                fused_shuffle = Some(j);
+                cur = Loc::Buf(dsti);
+                continue;
             }
         }
         match cur {
