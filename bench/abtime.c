@@ -19,11 +19,10 @@
 #include <unistd.h>
 
 #include "chunk_workloads.h"
+#include "timing.h"
 
 
 #include <time.h>
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 typedef struct { __typeof__(&blosc2_compress_ctx) comp; __typeof__(&blosc2_decompress_ctx) dec; __typeof__(&blosc2_getitem_ctx) get; blosc2_context *cctx, *dctx; uint8_t *chunk, *out; int csize; double *t; } lib_t;
 int main(int argc, char **argv) {
   if (argc < 6 || argc - 5 > 8) {
@@ -71,7 +70,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < nl; k++) {
     /* Decompression must give the source back (compress and getitem only check r > 0). */
     if (!strcmp(ops, "decompress") && memcmp(L[k].out, src, (size_t)n)) { fprintf(stderr, "WRONG\n"); return 1; }
-    qsort(L[k].t, rounds, sizeof(double), cmpd);
+    qsort(L[k].t, rounds, sizeof(double), cmp_double);
     printf("%-60s min %8.3f  p25 %8.3f  med %8.3f ms\n", argv[5 + k], L[k].t[0] * 1e3, L[k].t[rounds / 4] * 1e3, L[k].t[rounds / 2] * 1e3);
   }
   return 0;

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 /* ------------------------------------------------------------------ library table */
 
 #define FN(name) __typeof__(&name) name
@@ -80,16 +82,6 @@ static lib_t load(const char *path) {
 
 /* ------------------------------------------------------------------ helpers */
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof(double), cmp_double);

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "b2nd_array.h"
+#include "timing.h"
 
 #define MAX_REPS 256
 
@@ -34,16 +35,6 @@ typedef struct {
   b2nd_array_t *array;
 } lib_t;
 
-static double seconds(clockid_t clock) {
-  struct timespec t;
-  clock_gettime(clock, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void load(lib_t *l, const char *path, const double *src) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -90,14 +81,14 @@ int main(int argc, char **argv) {
     for (int r = 0; r < reps; r++) {
       for (int l = 0; l < nlibs; l++) {
         memset(out, 0, (size_t)n * 8);
-        double w0 = seconds(CLOCK_MONOTONIC), c0 = seconds(CLOCK_THREAD_CPUTIME_ID);
+        double w0 = clock_seconds(CLOCK_MONOTONIC), c0 = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
         for (int c = 0; c < calls; c++)
           if (libs[l].get_slice(libs[l].array, start, stop, out, shape, n * 8) != 0) {
             fprintf(stderr, "%s: get_slice_cbuffer failed (library %c)\n", names[o], 'A' + l);
             return 5;
           }
-        cpu[l][r] = (seconds(CLOCK_THREAD_CPUTIME_ID) - c0) / calls;
-        wall[l][r] = (seconds(CLOCK_MONOTONIC) - w0) / calls;
+        cpu[l][r] = (clock_seconds(CLOCK_THREAD_CPUTIME_ID) - c0) / calls;
+        wall[l][r] = (clock_seconds(CLOCK_MONOTONIC) - w0) / calls;
         size_t p = 0;
         for (int64_t i = start[0]; i < stop[0]; i++)
           for (int64_t j = start[1]; j < stop[1]; j++)
@@ -109,8 +100,8 @@ int main(int argc, char **argv) {
       }
     }
     for (int l = 0; l < nlibs; l++) {
-      qsort(wall[l], (size_t)reps, sizeof(double), by_value);
-      qsort(cpu[l], (size_t)reps, sizeof(double), by_value);
+      qsort(wall[l], (size_t)reps, sizeof(double), cmp_double);
+      qsort(cpu[l], (size_t)reps, sizeof(double), cmp_double);
     }
     int m = reps / 2;
     if (only_a) {
