@@ -100,15 +100,7 @@ pub(crate) fn shuffle_xor_on(
         // SAFETY: `isa` is Avx2 or above only when the CPU was detected to support AVX2.
         let done = unsafe { avx2::shuffle_xor(typesize, src, xor, dst) };
         // The elements the kernel left, and the bytes past the last whole element.
-        let n = src.len() / typesize;
-        for i in done..n {
-            for j in 0..typesize {
-                dst[j * n + i] = src[i * typesize + j] ^ xor[i * typesize + j];
-            }
-        }
-        for k in n * typesize..src.len() {
-            dst[k] = src[k] ^ xor[k];
-        }
+        scalar::shuffle_xor_from(typesize, done, src, xor, dst);
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
