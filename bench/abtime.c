@@ -8,7 +8,13 @@
  *     OP:       compress decompress getitem1 getitem1pct
  *
  * prints min, 25th percentile and median milliseconds per call for each library; bench/abtime.sh
- * runs it under perf and sums each library's cpu-clock samples over several processes. */
+ * runs it under perf and sums each library's cpu-clock samples over several processes.
+ *
+ * At NTHREADS > 1 every library keeps its own worker threads in the process, and threads that
+ * wait awake after a call (ours spin up to 100 us, the rayon pool's a while longer) take a core
+ * from the next library's call: there its figures are biased (a change to our parallel
+ * compressor measured 12% slower here and 14% faster in bench.c's process per library).
+ * Compare multi-threaded builds with bench.c (`bench/bench A.so B.so --only ...`). */
 #include <blosc2.h>
 #include <dlfcn.h>
 #include <math.h>

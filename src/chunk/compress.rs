@@ -694,7 +694,12 @@ fn compress_blocks_parallel(
         finished: Vec::new(),
         spare,
         in_use: 0,
-        max_in_use: pool.nthreads(),
+        // One buffer more than threads: while a slow block is being written straight into
+        // the chunk (DELTA's block 0 takes three times the others), the other threads go on
+        // past a second block instead of waiting for it. delta+shuffle+lz4 at 2 threads: 11%
+        // faster (bench/bench.c, a process per library; bench/abtime.c, whose libraries'
+        // pools share the process, showed the opposite), 0.3-0.4 MiB more peak RSS.
+        max_in_use: pool.nthreads() + 1,
         sleepers: 0,
         failure: None,
     });
