@@ -349,7 +349,7 @@ impl PartCopier {
 /// `dst.copy_from_slice(src)`, with the short runs that slices of blocks are made of (a
 /// 16-item row of f64 is 128 bytes, a box's edge row 80) copied inline: a box read makes tens
 /// of thousands of them, and a call to `memcpy` dispatching on each one's size cost a slab
-/// read 6-8% of its time.
+/// read 3-8% of its time.
 #[inline(always)]
 fn copy_run(dst: &mut [u8], src: &[u8]) {
     let n = dst.len();
