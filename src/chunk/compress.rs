@@ -514,12 +514,7 @@ fn compress_blocks(
             }
         }
     }
-    for c in &raw {
-        copy_bytes(
-            &mut dst[c.to..c.to + c.len],
-            &job.src[c.from..c.from + c.len],
-        );
-    }
+    copy_raw_streams(pool, dst, job.src, &raw)?;
     for (i, b) in bstarts.iter().enumerate() {
         dst[bstarts_at + 4 * i..bstarts_at + 4 * i + 4].copy_from_slice(&b.to_le_bytes());
     }
@@ -534,6 +529,49 @@ fn compress_blocks(
     header.cbytes = pos as i32;
     header.write(dst);
     Ok(pos)
+}
+
+/// Below this many bytes of raw streams in all, one thread copies them.
+const PARALLEL_RAW_COPY: usize = 256 << 10;
+
+/// Copies the streams stored raw, `raw` (in increasing order of `to`, as blocks and their
+/// streams are placed), from `src` into `dst`: on `pool`'s threads when there is one and the
+/// bytes are many, as each thread copied its own blocks' raw streams before the copies were
+/// deferred (one thread alone copying them after the parallel phase left the others idle).
+fn copy_raw_streams(
+    pool: Option<&Pool>,
+    dst: &mut [u8],
+    src: &[u8],
+    raw: &[RawCopy],
+) -> Result<()> {
+    let total: usize = raw.iter().map(|c| c.len).sum();
+    let pool = match pool {
+        Some(pool) if raw.len() > 1 && total >= PARALLEL_RAW_COPY => pool,
+        _ => {
+            for c in raw {
+                copy_bytes(&mut dst[c.to..c.to + c.len], &src[c.from..c.from + c.len]);
+            }
+            return Ok(());
+        }
+    };
+    // Disjoint places in `dst`, cut in order, each behind its own lock for whichever thread
+    // takes it.
+    let mut pieces = Vec::with_capacity(raw.len());
+    let (mut rest, mut at) = (dst, 0);
+    for c in raw {
+        let skip = c.to.checked_sub(at).ok_or(Error::Failure)?;
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip);
+        let (piece, tail) = tail.split_at_mut(c.len);
+        pieces.push(Mutex::new(Some((piece, &src[c.from..c.from + c.len]))));
+        (rest, at) = (tail, c.to + c.len);
+    }
+    super::runner::for_each_item(pool, pieces.len(), |i, _| {
+        let piece = pieces[i].lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((to, from)) = piece {
+            copy_bytes(to, from);
+        }
+        Ok(())
+    })
 }
 
 /// The blocks compressed in parallel, as placed in the chunk: their starts relative to the
