@@ -7,6 +7,7 @@
 
 pub mod blosclz;
 pub mod lz4;
+mod lz4_block;
 pub mod ndlz;
 pub mod zfp;
 pub mod zlib;
