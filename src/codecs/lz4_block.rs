@@ -99,13 +99,11 @@ fn decode_fast(src: &[u8], dst: &mut [u8]) -> Option<(usize, usize)> {
             len += extra_length(src, &mut ip, iend - (LAST_LITERALS - 1), false)?;
         }
         if op + len + COPY_SLACK > oend {
-            if op + len + LAST_LITERALS > oend {
-                return None;
-            }
-            copy_match_exact(dst, op, offset, len);
-        } else {
-            copy_match_wide(dst, op, offset, len);
+            // Near the end: the checked loop takes this sequence again, and the rest (keeping
+            // the exact copy out of this loop keeps its values in registers).
+            return Some(start);
         }
+        copy_match_wide(dst, op, offset, len);
         op += len;
     }
     Some((ip, op))
