@@ -695,6 +695,20 @@ fn copy_match_wide(output: &mut [u8], op: usize, distance: usize, len: usize) {
     let end = op + len;
     let base = output.as_mut_ptr();
     let mut d = op;
+    if distance >= 8 && len <= 16 {
+        // SAFETY: `op + 16 <= op + len + WIDE_COPY_SLACK <= output.len()`; `op - distance + 16
+        // <= op + 8`, so the second load reads at most what the first store wrote.
+        unsafe {
+            let chunk = base.add(op - distance).cast::<[u8; 8]>().read_unaligned();
+            base.add(op).cast::<[u8; 8]>().write_unaligned(chunk);
+            let chunk = base
+                .add(op + 8 - distance)
+                .cast::<[u8; 8]>()
+                .read_unaligned();
+            base.add(op + 8).cast::<[u8; 8]>().write_unaligned(chunk);
+        }
+        return;
+    }
     if distance >= 16 {
         // Each source chunk ends at or before its destination, so it is already final. The
         // first 32 bytes go unconditionally: most matches are shorter, and a copy loop's exit
