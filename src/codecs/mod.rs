@@ -3,7 +3,9 @@
 //!
 //! The chunk engine calls `compress_stream`/`decompress_stream` once per data stream of a block.
 //! LZ4, zlib and Zstd are the same C libraries c-blosc2 links (lz4 1.10, zstd 1.5.7, zlib-ng);
-//! their thin safe wrappers live in `lz4.rs`, `zlib.rs` and `zstd.rs`.
+//! their thin safe wrappers live in `lz4.rs`, `zlib.rs` and `zstd.rs`. LZ4 blocks without a
+//! dictionary are decoded in Rust first (`lz4_block.rs`), lz4's decoder deciding any block that
+//! decoder refuses.
 
 pub mod blosclz;
 pub mod lz4;
