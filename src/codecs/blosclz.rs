@@ -662,29 +662,10 @@ fn decode_checked(
     op
 }
 
-/// For each distance below 8, the source index of each byte of a 16-byte chunk of the
-/// repeating pattern `output[op - distance..op]`.
-const PATTERN_INDEX: [[u8; 16]; 8] = {
-    let mut table = [[0u8; 16]; 8];
-    let mut distance = 1;
-    while distance < 8 {
-        let mut i = 0;
-        while i < 16 {
-            table[distance][i] = (i % distance) as u8;
-            i += 1;
-        }
-        distance += 1;
-    }
-    table
-};
-
-/// For each distance below 8, the largest multiple of it not above 16: how much of the first
-/// 16-byte chunk of a repeating match can be copied on as a whole number of periods.
-const PATTERN_STEP: [usize; 8] = [16, 16, 16, 15, 16, 15, 12, 14];
-
-/// [`copy_match`] for a match with room after it: copies in 16- or 8-byte chunks (the first
-/// 16 bytes of the repeated pattern when `distance < 8`) that may write up to
-/// [`WIDE_COPY_SLACK`] bytes past the match end, which later tokens overwrite.
+/// [`copy_match`] for a match with room after it: copies in 8- or 16-byte chunks, or (a longer
+/// match at a distance below 16) stores its repeating pattern from a register
+/// ([`super::lz_match::copy_repeating`]), writing up to [`WIDE_COPY_SLACK`] bytes past the
+/// match end, which later tokens overwrite.
 ///
 /// The caller guarantees `1 <= distance <= op` and `op + len + WIDE_COPY_SLACK <=
 /// output.len()`; with them, every chunk below starts before `op + len` (or is one of the
@@ -740,33 +721,8 @@ fn copy_match_wide(output: &mut [u8], op: usize, distance: usize, len: usize) {
         }
         return;
     }
-    if distance >= 8 {
-        loop {
-            // SAFETY: `d < end`, so `d + 8 <= output.len()`, and `d - distance + 8 <= d`.
-            unsafe {
-                let chunk = base.add(d - distance).cast::<[u8; 8]>().read_unaligned();
-                base.add(d).cast::<[u8; 8]>().write_unaligned(chunk);
-            }
-            d += 8;
-            if d >= end {
-                return;
-            }
-        }
-    }
-    // A repeating pattern of `distance` bytes: write its first 16 bytes from the `distance`
-    // bytes before `op`, then double the repeated part (a whole number of periods) until the
-    // match is complete.
-    let src = op - distance;
-    for (i, &from) in PATTERN_INDEX[distance].iter().enumerate() {
-        // SAFETY: `op + 16 <= output.len()` and `src + from < src + distance = op`.
-        unsafe { *base.add(op + i) = *base.add(src + from as usize) };
-    }
-    let mut done = PATTERN_STEP[distance];
-    while done < len {
-        let n = done.min(len - done);
-        output.copy_within(op..op + n, op + done);
-        done += n;
-    }
+    // A longer match at a distance below 16 repeats the `distance` bytes before `op`.
+    super::lz_match::copy_repeating(output, op, distance, len);
 }
 
 /// Copies `len` bytes from `op - distance` to `op` front to back (so overlapping copies repeat

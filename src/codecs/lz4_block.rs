@@ -261,79 +261,8 @@ fn copy_match_wide(out: &mut [u8], op: usize, offset: usize, len: usize) {
             }
         }
     }
-    copy_match_pattern(out, op, offset, len);
+    super::lz_match::copy_repeating(out, op, offset, len);
 }
-
-/// [`copy_match_wide`] for a match longer than its offset, which is below 16: the match
-/// repeats the `offset` bytes before `op`, so its first 16 bytes are built in a register once
-/// and stored every `step` bytes (the largest multiple of the period that fits in 16), and no
-/// store waits for a load of what the one before it wrote. Out of line: the decoding loop
-/// keeps its registers for the common short matches.
-#[inline(never)]
-fn copy_match_pattern(out: &mut [u8], op: usize, offset: usize, len: usize) {
-    let end = op + len;
-    let base = out.as_mut_ptr();
-    let pattern = repeat_pattern(out, op, offset);
-    let step = PATTERN_STEP[offset] as usize;
-    let mut d = op;
-    loop {
-        // SAFETY: `d < end`, so `d + 16 <= end + COPY_SLACK <= out.len()`.
-        unsafe { base.add(d).cast::<[u8; 16]>().write_unaligned(pattern) };
-        d += step;
-        if d >= end {
-            return;
-        }
-    }
-}
-
-/// For each period below 16, the largest multiple of it that fits in 16 bytes.
-const PATTERN_STEP: [u8; 16] = {
-    let mut table = [16u8; 16];
-    let mut period = 1;
-    while period < 16 {
-        table[period] = (16 - 16 % period) as u8;
-        period += 1;
-    }
-    table
-};
-
-/// For each period below 16, the 128-bit number with a 1 at the start of every period: a
-/// period's bytes times it are the bytes repeated (no carries, each copy is below the next).
-const REPEAT: [u128; 16] = {
-    let mut table = [0u128; 16];
-    let mut period = 1;
-    while period < 16 {
-        let mut at = 0;
-        while at < 128 {
-            table[period] |= 1u128 << at;
-            at += 8 * period;
-        }
-        period += 1;
-    }
-    table
-};
-
-/// The first 16 bytes of the sequence that repeats `out[op - period..op]` (`1 <= period <
-/// 16`, `op + 16 <= out.len()`).
-#[inline(always)]
-fn repeat_pattern(out: &[u8], op: usize, period: usize) -> [u8; 16] {
-    let from = op - period;
-    // SAFETY: `from + 16 < op + 16 <= out.len()`.
-    let raw = unsafe { out.as_ptr().add(from).cast::<[u8; 16]>().read_unaligned() };
-    let once = u128::from_le_bytes(raw) & PERIOD_MASK[period];
-    once.wrapping_mul(REPEAT[period]).to_le_bytes()
-}
-
-/// For each period below 16, the mask of its bytes in a 128-bit little-endian number.
-const PERIOD_MASK: [u128; 16] = {
-    let mut table = [0u128; 16];
-    let mut period = 1;
-    while period < 16 {
-        table[period] = (1u128 << (8 * period)) - 1;
-        period += 1;
-    }
-    table
-};
 
 /// Copies the match of `len` bytes at `offset` (`1 <= offset <= op`, `op + len <= out.len()`)
 /// to `op` front to back, writing nothing past its end.

@@ -10,6 +10,7 @@
 pub mod blosclz;
 pub mod lz4;
 mod lz4_block;
+mod lz_match;
 pub mod ndlz;
 pub mod zfp;
 pub mod zlib;
