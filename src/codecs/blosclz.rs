@@ -19,6 +19,8 @@
 //! c-blosc2 passes its context to `blosclz_compress` but the 3.3.5 code does not use it, so the
 //! clevel, the input and the output capacity decide everything.
 
+use super::lz_match::{copy_match_wide, WIDE_COPY_SLACK};
+
 /// Longest literal run one control byte can announce.
 const MAX_COPY: usize = 32;
 /// Distances (minus one) below this use the 2-byte near encoding.
@@ -448,9 +450,6 @@ fn decompress_until<const PREFIX: bool>(input: &[u8], output: &mut [u8], stop: u
 /// Input bytes a match token needs after its control byte and length bytes: the distance
 /// (1 or 3 bytes) and the next control byte.
 const MATCH_TAIL_BYTES: usize = 4;
-/// Output bytes a wide match copy may write past the match end.
-const WIDE_COPY_SLACK: usize = 32;
-
 /// Decodes tokens while each one, whole, lies inside the input and the output and is followed
 /// by another: literal runs are copied as fixed 32-byte chunks when both buffers have room for
 /// one (by [`copy_literal_near_end`] otherwise), and matches by [`copy_match_wide`] when the output has [`WIDE_COPY_SLACK`] bytes of
@@ -660,69 +659,6 @@ fn decode_checked(
         }
     }
     op
-}
-
-/// [`copy_match`] for a match with room after it: copies in 8- or 16-byte chunks, or (a longer
-/// match at a distance below 16) stores its repeating pattern from a register
-/// ([`super::lz_match::copy_repeating`]), writing up to [`WIDE_COPY_SLACK`] bytes past the
-/// match end, which later tokens overwrite.
-///
-/// The caller guarantees `1 <= distance <= op` and `op + len + WIDE_COPY_SLACK <=
-/// output.len()`; with them, every chunk below starts before `op + len` (or is one of the
-/// first two of a far match), so it ends by `op + len + WIDE_COPY_SLACK`, and reads only bytes
-/// written before it.
-#[inline(always)]
-fn copy_match_wide(output: &mut [u8], op: usize, distance: usize, len: usize) {
-    let end = op + len;
-    let base = output.as_mut_ptr();
-    let mut d = op;
-    if distance >= 8 && len <= 16 {
-        // Most matches: two 8-byte moves. The bytes a match copies were mostly written by the
-        // last few tokens, whose stores may not have reached the cache yet; a load the CPU
-        // cannot take whole from one of them waits until they do. Loads of 8 bytes lie within
-        // one earlier 16-byte store more often than loads of 16 (16-byte moves here: b2nd
-        // slab, column and box reads 9-11% slower; one 16-byte move for these: 7% slower).
-        // SAFETY: `op + 16 <= op + len + WIDE_COPY_SLACK <= output.len()`; `op - distance + 16
-        // <= op + 8`, so the second load reads at most what the first store wrote.
-        unsafe {
-            let chunk = base.add(op - distance).cast::<[u8; 8]>().read_unaligned();
-            base.add(op).cast::<[u8; 8]>().write_unaligned(chunk);
-            let chunk = base
-                .add(op + 8 - distance)
-                .cast::<[u8; 8]>()
-                .read_unaligned();
-            base.add(op + 8).cast::<[u8; 8]>().write_unaligned(chunk);
-        }
-        return;
-    }
-    if distance >= 16 {
-        // Each source chunk ends at or before its destination, so it is already final. The
-        // first 32 bytes go unconditionally: most matches are shorter, and a copy loop's exit
-        // after one or two rounds is a branch the CPU mispredicts often.
-        // SAFETY: `op + 32 <= op + len + WIDE_COPY_SLACK <= output.len()`, and each source
-        // chunk ends at or before its destination (`distance >= 16`).
-        unsafe {
-            let chunk = base.add(op - distance).cast::<[u8; 16]>().read_unaligned();
-            base.add(op).cast::<[u8; 16]>().write_unaligned(chunk);
-            let chunk = base
-                .add(op + 16 - distance)
-                .cast::<[u8; 16]>()
-                .read_unaligned();
-            base.add(op + 16).cast::<[u8; 16]>().write_unaligned(chunk);
-        }
-        d += 32;
-        while d < end {
-            // SAFETY: `d < end`, so `d + 16 <= output.len()`, and `d - distance + 16 <= d`.
-            unsafe {
-                let chunk = base.add(d - distance).cast::<[u8; 16]>().read_unaligned();
-                base.add(d).cast::<[u8; 16]>().write_unaligned(chunk);
-            }
-            d += 16;
-        }
-        return;
-    }
-    // A longer match at a distance below 16 repeats the `distance` bytes before `op`.
-    super::lz_match::copy_repeating(output, op, distance, len);
 }
 
 /// Copies `len` bytes from `op - distance` to `op` front to back (so overlapping copies repeat

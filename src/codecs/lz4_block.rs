@@ -25,8 +25,7 @@ const LAST_LITERALS: usize = 5;
 const MF_LIMIT: usize = 12;
 /// ... and at least this many before the input's end (an offset, a token, the last literals).
 const LITERALS_INPUT_ROOM: usize = 2 + 1 + LAST_LITERALS;
-/// Output bytes a wide match copy may write past the match's end.
-const COPY_SLACK: usize = 32;
+use super::lz_match::{copy_match_wide, WIDE_COPY_SLACK};
 
 /// Decodes the LZ4 block `src` into all of `dst`. Returns `true` when the block decodes to
 /// exactly `dst.len()` bytes and satisfies every rule in the module documentation; `false`
@@ -98,7 +97,7 @@ fn decode_fast(src: &[u8], dst: &mut [u8]) -> Option<(usize, usize)> {
         if len == 15 + MIN_MATCH {
             len += extra_length(src, &mut ip, iend - (LAST_LITERALS - 1), false)?;
         }
-        if op + len + COPY_SLACK > oend {
+        if op + len + WIDE_COPY_SLACK > oend {
             // Near the end: the checked loop takes this sequence again, and the rest (keeping
             // the exact copy out of this loop keeps its values in registers).
             return Some(start);
@@ -163,7 +162,7 @@ fn decode_checked(src: &[u8], dst: &mut [u8], mut ip: usize, mut op: usize) -> b
         if op + len + LAST_LITERALS > oend {
             return false;
         }
-        if op + len + COPY_SLACK <= oend {
+        if op + len + WIDE_COPY_SLACK <= oend {
             copy_match_wide(dst, op, offset, len);
         } else {
             copy_match_exact(dst, op, offset, len);
@@ -216,52 +215,6 @@ fn extra_length(src: &[u8], ip: &mut usize, limit: usize, check_first: bool) -> 
             return Some(total);
         }
     }
-}
-
-/// Copies the match of `len` bytes at `offset` (`1 <= offset <= op`) to `op`, writing up to
-/// [`COPY_SLACK`] bytes past its end (`op + len + COPY_SLACK <= out.len()`), which later
-/// sequences overwrite.
-#[inline(always)]
-fn copy_match_wide(out: &mut [u8], op: usize, offset: usize, len: usize) {
-    let end = op + len;
-    let base = out.as_mut_ptr();
-    if offset >= 8 && len <= 16 {
-        // A short match (most of them): two 8-byte copies, the second reading what the first
-        // wrote when the offset is below 16. Loads of 8 bytes more often lie within one
-        // earlier store than loads of 16, and so take their bytes from it without waiting
-        // for it to reach the cache (perf: the 16-byte loads stalled on short matches).
-        // SAFETY: `op + 16 <= end + COPY_SLACK <= out.len()`; `op - offset + 16 <= op + 8`.
-        unsafe {
-            let chunk = base.add(op - offset).cast::<[u8; 8]>().read_unaligned();
-            base.add(op).cast::<[u8; 8]>().write_unaligned(chunk);
-            let chunk = base.add(op + 8 - offset).cast::<[u8; 8]>().read_unaligned();
-            base.add(op + 8).cast::<[u8; 8]>().write_unaligned(chunk);
-        }
-        return;
-    }
-    if offset >= 16 {
-        // Each 16-byte source lies before its destination and is final. The first 32 bytes go
-        // unconditionally: most matches are shorter than that.
-        let mut d = op;
-        loop {
-            // SAFETY: `d < end`, so `d + 32 <= end + COPY_SLACK <= out.len()`, and the sources
-            // `d - offset..d - offset + 32` start at or after 0 (`offset <= op <= d`).
-            unsafe {
-                let chunk = base.add(d - offset).cast::<[u8; 16]>().read_unaligned();
-                base.add(d).cast::<[u8; 16]>().write_unaligned(chunk);
-                let chunk = base
-                    .add(d + 16 - offset)
-                    .cast::<[u8; 16]>()
-                    .read_unaligned();
-                base.add(d + 16).cast::<[u8; 16]>().write_unaligned(chunk);
-            }
-            d += 32;
-            if d >= end {
-                return;
-            }
-        }
-    }
-    super::lz_match::copy_repeating(out, op, offset, len);
 }
 
 /// Copies the match of `len` bytes at `offset` (`1 <= offset <= op`, `op + len <= out.len()`)
