@@ -247,12 +247,7 @@ mod tests {
             let m = if offset == 0 { 0 } else { len - MIN_MATCH };
             out.push(((l.min(15) as u8) << 4) | m.min(15) as u8);
             if l >= 15 {
-                let mut rest = l - 15;
-                while rest >= 255 {
-                    out.push(255);
-                    rest -= 255;
-                }
-                out.push(rest as u8);
+                push_extra_length(&mut out, l - 15);
             }
             out.extend_from_slice(lits);
             if offset == 0 {
@@ -260,15 +255,19 @@ mod tests {
             }
             out.extend_from_slice(&(offset as u16).to_le_bytes());
             if m >= 15 {
-                let mut rest = m - 15;
-                while rest >= 255 {
-                    out.push(255);
-                    rest -= 255;
-                }
-                out.push(rest as u8);
+                push_extra_length(&mut out, m - 15);
             }
         }
         out
+    }
+
+    /// LZ4's extra length bytes for `rest`: 255s, then the remainder.
+    fn push_extra_length(out: &mut Vec<u8>, mut rest: usize) {
+        while rest >= 255 {
+            out.push(255);
+            rest -= 255;
+        }
+        out.push(rest as u8);
     }
 
     /// What the sequences decode to, byte by byte.
