@@ -306,13 +306,23 @@ unsafe fn unshuffle_sums_ts<const TS: usize>(
     let mut i = 0;
     while i < done {
         let mut v = [_mm256_setzero_si256(); TS];
-        for b in 0..TS {
-            // SAFETY: i + 32 <= n and every stream holds n bytes.
-            let sums = running_sums_32(_mm256_loadu_si256(rows[b].add(i) as *const __m256i));
-            v[b] = _mm256_add_epi8(sums, carry[b]);
-            // Kept off the next step's dependency chain: carry + total of this piece.
-            carry[b] = _mm256_add_epi8(carry[b], broadcast_last_32(sums));
+        // Written out per stream: as a loop over the streams (which the compiler kept rolled)
+        // `v` and `carry` lived on the stack; unrolled, the kernel runs 27% fewer instructions
+        // (callgrind: 2.9M instead of 4.0M per 4 MiB chunk of 8-byte items) and
+        // bytedelta+shuffle+zstd decompression is 2% faster.
+        macro_rules! each_stream {
+            ($($b:literal)*) => {$(
+                if $b < TS {
+                    // SAFETY: i + 32 <= n and every stream holds n bytes.
+                    let sums =
+                        running_sums_32(_mm256_loadu_si256(rows[$b].add(i) as *const __m256i));
+                    v[$b] = _mm256_add_epi8(sums, carry[$b]);
+                    // Kept off the next step's dependency chain: carry + total of this piece.
+                    carry[$b] = _mm256_add_epi8(carry[$b], broadcast_last_32(sums));
+                }
+            )*};
         }
+        each_stream!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
         from_streams::<TS>(&mut v);
         for k in 0..TS / 2 {
             let (a, b) = (v[2 * k], v[2 * k + 1]);
