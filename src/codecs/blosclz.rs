@@ -19,7 +19,7 @@
 //! c-blosc2 passes its context to `blosclz_compress` but the 3.3.5 code does not use it, so the
 //! clevel, the input and the output capacity decide everything.
 
-use super::lz_match::{copy_match_wide, WIDE_COPY_SLACK};
+use super::lz_match::{copy_match, copy_match_wide, WIDE_COPY_SLACK};
 
 /// Longest literal run one control byte can announce.
 const MAX_COPY: usize = 32;
@@ -659,48 +659,6 @@ fn decode_checked(
         }
     }
     op
-}
-
-/// Copies `len` bytes from `op - distance` to `op` front to back (so overlapping copies repeat
-/// the pattern). The caller guarantees `1 <= distance <= op` and `op + len <= output.len()`.
-#[inline(always)]
-fn copy_match(output: &mut [u8], op: usize, distance: usize, len: usize) {
-    let src = op - distance;
-    let end = op + len;
-    if distance >= 16 && end + 16 <= output.len() {
-        // Wide copy in 16-byte steps: each source chunk lies before its destination and is
-        // already final; bytes written past `end` are overwritten later.
-        let (mut s, mut d) = (src, op);
-        while d < end {
-            let chunk: [u8; 16] = output[s..s + 16].try_into().unwrap_or([0; 16]);
-            output[d..d + 16].copy_from_slice(&chunk);
-            s += 16;
-            d += 16;
-        }
-    } else if distance >= 8 && end + 8 <= output.len() {
-        // Same in 8-byte steps for closer sources.
-        let (mut s, mut d) = (src, op);
-        while d < end {
-            let chunk: [u8; 8] = output[s..s + 8].try_into().unwrap_or([0; 8]);
-            output[d..d + 8].copy_from_slice(&chunk);
-            s += 8;
-            d += 8;
-        }
-    } else if distance == 1 {
-        let byte = output[src];
-        output[op..end].fill(byte);
-    } else if distance >= len {
-        output.copy_within(src..src + len, op);
-    } else {
-        // Overlapping: the region [src, op + copied) is periodic with period `distance`, so
-        // it can be copied onto itself in doubling steps that keep the phase.
-        let mut copied = 0;
-        while copied < len {
-            let n = (distance + copied).min(len - copied);
-            output.copy_within(src..src + n, op + copied);
-            copied += n;
-        }
-    }
 }
 
 #[cfg(test)]

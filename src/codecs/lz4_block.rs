@@ -25,7 +25,7 @@ const LAST_LITERALS: usize = 5;
 const MF_LIMIT: usize = 12;
 /// ... and at least this many before the input's end (an offset, a token, the last literals).
 const LITERALS_INPUT_ROOM: usize = 2 + 1 + LAST_LITERALS;
-use super::lz_match::{copy_match_wide, WIDE_COPY_SLACK};
+use super::lz_match::{copy_match, copy_match_wide, WIDE_COPY_SLACK};
 
 /// Decodes the LZ4 block `src` into all of `dst`. Returns `true` when the block decodes to
 /// exactly `dst.len()` bytes and satisfies every rule in the module documentation; `false`
@@ -99,7 +99,7 @@ fn decode_fast(src: &[u8], dst: &mut [u8]) -> Option<(usize, usize)> {
         }
         if op + len + WIDE_COPY_SLACK > oend {
             // Near the end: the checked loop takes this sequence again, and the rest (keeping
-            // the exact copy out of this loop keeps its values in registers).
+            // the checked copy, `copy_match`, out of this loop keeps its values in registers).
             return Some(start);
         }
         copy_match_wide(dst, op, offset, len);
@@ -165,7 +165,7 @@ fn decode_checked(src: &[u8], dst: &mut [u8], mut ip: usize, mut op: usize) -> b
         if op + len + WIDE_COPY_SLACK <= oend {
             copy_match_wide(dst, op, offset, len);
         } else {
-            copy_match_exact(dst, op, offset, len);
+            copy_match(dst, op, offset, len);
         }
         op += len;
     }
@@ -214,24 +214,6 @@ fn extra_length(src: &[u8], ip: &mut usize, limit: usize, check_first: bool) -> 
         if byte != 255 {
             return Some(total);
         }
-    }
-}
-
-/// Copies the match of `len` bytes at `offset` (`1 <= offset <= op`, `op + len <= out.len()`)
-/// to `op` front to back, writing nothing past its end.
-fn copy_match_exact(out: &mut [u8], op: usize, offset: usize, len: usize) {
-    let src = op - offset;
-    if offset >= len {
-        out.copy_within(src..src + len, op);
-        return;
-    }
-    // Overlapping: `out[src..op + copied]` repeats with period `offset`, so it can be copied
-    // onto itself in doubling steps that keep the phase.
-    let mut copied = 0;
-    while copied < len {
-        let n = (offset + copied).min(len - copied);
-        out.copy_within(src..src + n, op + copied);
-        copied += n;
     }
 }
 

@@ -34,13 +34,8 @@ pub(crate) fn copy_match_wide(output: &mut [u8], op: usize, distance: usize, len
         // SAFETY: `op + 16 <= op + len + WIDE_COPY_SLACK <= output.len()`; `op - distance + 16
         // <= op + 8`, so the second load reads at most what the first store wrote.
         unsafe {
-            let chunk = base.add(op - distance).cast::<[u8; 8]>().read_unaligned();
-            base.add(op).cast::<[u8; 8]>().write_unaligned(chunk);
-            let chunk = base
-                .add(op + 8 - distance)
-                .cast::<[u8; 8]>()
-                .read_unaligned();
-            base.add(op + 8).cast::<[u8; 8]>().write_unaligned(chunk);
+            move_chunk::<8>(base, op - distance, op);
+            move_chunk::<8>(base, op + 8 - distance, op + 8);
         }
         return;
     }
@@ -51,27 +46,73 @@ pub(crate) fn copy_match_wide(output: &mut [u8], op: usize, distance: usize, len
         // SAFETY: `op + 32 <= op + len + WIDE_COPY_SLACK <= output.len()`, and each source
         // chunk ends at or before its destination (`distance >= 16`).
         unsafe {
-            let chunk = base.add(op - distance).cast::<[u8; 16]>().read_unaligned();
-            base.add(op).cast::<[u8; 16]>().write_unaligned(chunk);
-            let chunk = base
-                .add(op + 16 - distance)
-                .cast::<[u8; 16]>()
-                .read_unaligned();
-            base.add(op + 16).cast::<[u8; 16]>().write_unaligned(chunk);
+            move_chunk::<16>(base, op - distance, op);
+            move_chunk::<16>(base, op + 16 - distance, op + 16);
         }
         d += 32;
         while d < end {
             // SAFETY: `d < end`, so `d + 16 <= output.len()`, and `d - distance + 16 <= d`.
-            unsafe {
-                let chunk = base.add(d - distance).cast::<[u8; 16]>().read_unaligned();
-                base.add(d).cast::<[u8; 16]>().write_unaligned(chunk);
-            }
+            unsafe { move_chunk::<16>(base, d - distance, d) };
             d += 16;
         }
         return;
     }
     // A longer match at a distance below 16 repeats the `distance` bytes before `op`.
     copy_repeating(output, op, distance, len);
+}
+
+/// Copies the `N` bytes at `from` to `to` within the buffer at `base` (the load before the
+/// store, so the ranges may overlap).
+///
+/// # Safety
+/// `from + N` and `to + N` are within the buffer.
+#[inline(always)]
+unsafe fn move_chunk<const N: usize>(base: *mut u8, from: usize, to: usize) {
+    let chunk = base.add(from).cast::<[u8; N]>().read_unaligned();
+    base.add(to).cast::<[u8; N]>().write_unaligned(chunk);
+}
+
+/// Copies `len` bytes from `op - distance` to `op` front to back (so overlapping copies repeat
+/// the pattern), writing up to 16 bytes past them where `output` has room (the caller writes
+/// them again later). The caller guarantees `1 <= distance <= op` and `op + len <= output.len()`.
+#[inline(always)]
+pub(crate) fn copy_match(output: &mut [u8], op: usize, distance: usize, len: usize) {
+    let src = op - distance;
+    let end = op + len;
+    if distance >= 16 && end + 16 <= output.len() {
+        // Wide copy in 16-byte steps: each source chunk lies before its destination and is
+        // already final; bytes written past `end` are overwritten later.
+        let (mut s, mut d) = (src, op);
+        while d < end {
+            let chunk: [u8; 16] = output[s..s + 16].try_into().unwrap_or([0; 16]);
+            output[d..d + 16].copy_from_slice(&chunk);
+            s += 16;
+            d += 16;
+        }
+    } else if distance >= 8 && end + 8 <= output.len() {
+        // Same in 8-byte steps for closer sources.
+        let (mut s, mut d) = (src, op);
+        while d < end {
+            let chunk: [u8; 8] = output[s..s + 8].try_into().unwrap_or([0; 8]);
+            output[d..d + 8].copy_from_slice(&chunk);
+            s += 8;
+            d += 8;
+        }
+    } else if distance == 1 {
+        let byte = output[src];
+        output[op..end].fill(byte);
+    } else if distance >= len {
+        output.copy_within(src..src + len, op);
+    } else {
+        // Overlapping: the region [src, op + copied) is periodic with period `distance`, so
+        // it can be copied onto itself in doubling steps that keep the phase.
+        let mut copied = 0;
+        while copied < len {
+            let n = (distance + copied).min(len - copied);
+            output.copy_within(src..src + n, op + copied);
+            copied += n;
+        }
+    }
 }
 
 /// Writes the `len` bytes (`len >= 1`) that repeat `out[op - period..op]` at `op`
