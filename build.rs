@@ -208,7 +208,12 @@ fn generate(root: &Path, out: &Path) {
         let bindings = builder
             .generate()
             .unwrap_or_else(|e| panic!("cbindgen failed for {}: {e}", header.path));
-        bindings.write_to_file(out.join(header.path));
+        let mut text = Vec::new();
+        bindings.write(&mut text);
+        let text = String::from_utf8(text).expect("cbindgen writes UTF-8");
+        let dest = out.join(header.path);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::write(dest, tag_only_structs(&text)).unwrap();
     }
     for plain in PLAIN_HEADERS {
         let name = Path::new(plain).file_name().unwrap().to_str().unwrap();
@@ -217,6 +222,62 @@ fn generate(root: &Path, out: &Path) {
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
         std::fs::write(dest, text).unwrap();
     }
+}
+
+/// Structs that c-blosc2's headers name only by their tag (`struct X`), never as a typedef name:
+/// the opaque contexts and frames, and `struct chunk_cache_s` inside `b2nd_array_t`. cbindgen's
+/// `Style::Both` gives every struct a `typedef struct X X;`, which C programs that also include
+/// c-blosc2's private headers (frame.h, context.h) would see as a conflicting redefinition.
+const TAG_ONLY: &[&str] = &[
+    "blosc2_context_s",
+    "blosc2_frame_s",
+    "b2nd_context_s",
+    "chunk_cache_s",
+];
+
+/// Rewrites cbindgen's output so the `TAG_ONLY` structs carry no typedef name: the opaque
+/// declaration (and its doc comment) goes, and a defined struct becomes `struct X { ... };`.
+fn tag_only_structs(text: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let mut closing: Vec<String> = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if TAG_ONLY
+            .iter()
+            .any(|n| line == format!("typedef struct {n} {n};"))
+        {
+            // Drop the doc comment cbindgen wrote just above the opaque declaration.
+            if out.last() == Some(&" */") {
+                while let Some(prev) = out.pop() {
+                    if prev == "/**" {
+                        break;
+                    }
+                }
+            }
+            // And the blank line that separated it from the next item.
+            if lines.peek() == Some(&"") {
+                lines.next();
+            }
+            continue;
+        }
+        if let Some(name) = TAG_ONLY
+            .iter()
+            .find(|n| line == format!("typedef struct {n} {{"))
+        {
+            out.push(line.strip_prefix("typedef ").unwrap());
+            closing.push(format!("}} {name};"));
+            continue;
+        }
+        if closing.iter().any(|c| c == line) {
+            closing.retain(|c| c != line);
+            out.push("};");
+            continue;
+        }
+        out.push(line);
+    }
+    let mut joined = out.join("\n");
+    joined.push('\n');
+    joined
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -29,15 +29,10 @@
 
 #define B2ND_DEFAULT_DTYPE_FORMAT DTYPE_NUMPY_FORMAT
 
-/**
- * Opaque to C.
- */
-typedef struct b2nd_context_s b2nd_context_s;
-
-typedef struct chunk_cache_s {
+struct chunk_cache_s {
   uint8_t *data;
   int64_t nchunk;
-} chunk_cache_s;
+};
 
 typedef struct b2nd_array_t {
   blosc2_schunk *sc;

@@ -370,16 +370,6 @@ enum {
 
 #define BLOSC2_VLMETALAYERS_NAME_MAXLEN BLOSC2_METALAYER_NAME_MAXLEN
 
-/**
- * Opaque to C.
- */
-typedef struct blosc2_context_s blosc2_context_s;
-
-/**
- * Opaque to C.
- */
-typedef struct blosc2_frame_s blosc2_frame_s;
-
 typedef struct blosc2_prefilter_params {
   void *user_data;
   const uint8_t *input;
