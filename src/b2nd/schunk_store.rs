@@ -60,7 +60,7 @@ impl ChunkStore for Schunk {
         // Held through the decompression, as c-blosc2 holds it through its chunk reads.
         let _held = self.hold(false)?;
         let chunk = self.get_chunk(nchunk)?;
-        decompress_defined(self.decompressor(), &chunk, dst, maskout)
+        decompress_defined(&self.decompressor(), &chunk, dst, maskout)
     }
     fn for_each_block_part(
         &self,
@@ -76,7 +76,7 @@ impl ChunkStore for Schunk {
         self.decompressor().for_each_item(nitems, f)
     }
     fn compress_chunk(&self, data: &[u8]) -> Result<Vec<u8>> {
-        compress_with(self.compressor(), data)
+        compress_with(&self.compressor(), data)
     }
     fn append_chunk(&mut self, chunk: Cow<'_, [u8]>) -> Result<i64> {
         match chunk {

@@ -1802,8 +1802,16 @@ unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
     }
     // SAFETY: its live super-chunk handle.
     let rc = unsafe { blosc2_schunk_refresh(sc) };
-    if rc <= 0 {
+    if rc < 0 {
         return Ok(rc);
+    }
+    // The super-chunk may have been refreshed before (a client refreshing it first, as
+    // python-blosc2's holding_lock does): as c-blosc2, the array re-reads its metalayer
+    // whenever the super-chunk's change tick moved since the array last looked.
+    // SAFETY: a live array and its live super-chunk handle.
+    let stale_array = unsafe { (*array).last_tick != (*sc).change_tick };
+    if rc == 0 && !stale_array {
+        return Ok(0);
     }
     // SAFETY: as above.
     let sc = unsafe { schunk_ref(sc) }.ok_or(Error::NullPointer)?;
@@ -1817,7 +1825,7 @@ unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
     }
     // SAFETY: a live array; with_array rewrites its fields from the refreshed super-chunk.
     unsafe { with_array(array, |_| Ok(())) }?;
-    Ok(rc)
+    Ok(1)
 }
 
 /// The shared frame lock of the array's super-chunk (nothing for arrays not on disk or not

@@ -613,6 +613,16 @@ pub(crate) struct Context {
     /// super-chunk on a frame), used by `blosc2_decompress_ctx`/`blosc2_getitem_ctx`.
     pub lazy_blocks: Option<Arc<dyn LazyBlocks + Send>>,
     handle: HandleCell,
+    /// Unique among all contexts ever made: a super-chunk tells with it whether the context
+    /// its client put in `schunk->cctx`/`dctx` is the one it last adopted (an address alone
+    /// could be a freed context's, reused).
+    pub id: u64,
+}
+
+/// The next [`Context::id`].
+fn next_context_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 fn copy_preparams(p: *const blosc2_prefilter_params) -> Option<Box<blosc2_prefilter_params>> {
@@ -660,6 +670,7 @@ impl Context {
             maskout: None,
             lazy_blocks: None,
             handle,
+            id: next_context_id(),
         })
     }
 
@@ -690,6 +701,7 @@ impl Context {
             maskout: None,
             lazy_blocks: None,
             handle,
+            id: next_context_id(),
         })
     }
 

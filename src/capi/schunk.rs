@@ -13,7 +13,7 @@ use std::ffi::CString;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::ptr;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use libc::{c_char, c_int, c_void};
@@ -55,6 +55,14 @@ pub(crate) struct SchunkHandle {
     /// Something for `mirror.frame` to point at while the super-chunk has a frame (the frame
     /// struct is opaque in C; only its NULL-ness is observable).
     frame_token: u64,
+    /// The `chunksize` the mirror was last given: another value there is the client's, which
+    /// the super-chunk takes at the next call (see [`SchunkHandle::take_client_writes`]).
+    pushed_chunksize: i32,
+    /// [`Context::id`] of the contexts the super-chunk compresses and decompresses with (0:
+    /// its own engines, for a NULL context): another context in `mirror.cctx`/`dctx` is one
+    /// the client put there, which the super-chunk adopts at the next call.
+    cctx_id: AtomicU64,
+    dctx_id: AtomicU64,
 }
 
 // ----- malloc'd metalayer entries -----------------------------------------------------------
@@ -222,8 +230,117 @@ impl SchunkHandle {
         }
         self.mirror.current_nchunk = 0;
         self.cctx_blocksize = self.schunk.cparams().blocksize;
+        // The contexts just made are built from the super-chunk's own parameters: nothing to
+        // adopt from them.
+        for (ctx, id) in [
+            (self.mirror.cctx, &self.cctx_id),
+            (self.mirror.dctx, &self.dctx_id),
+        ] {
+            // SAFETY: the handle's own contexts (or NULL), just made.
+            let ctx_id = unsafe { Context::ref_from_handle(ctx) }.map_or(0, |c| c.id);
+            id.store(ctx_id, Ordering::Relaxed);
+        }
         self.sync();
         Ok(())
+    }
+
+    /// Takes in what the client wrote into the public struct since the library last wrote it,
+    /// as c-blosc2 reads those fields on every call: a `chunksize`, and contexts swapped into
+    /// `cctx`/`dctx` (for a prefilter or postfilter, other parameters), whose engines the
+    /// super-chunk then compresses and decompresses with. Runs at the start of every call that
+    /// may change the super-chunk ([`handle_mut`]).
+    fn take_client_writes(&mut self) {
+        if self.mirror.chunksize != self.pushed_chunksize {
+            self.schunk.set_chunksize(self.mirror.chunksize);
+            self.pushed_chunksize = self.mirror.chunksize;
+        }
+        // SAFETY: the mirror's cctx is NULL or a live context (ours or the client's).
+        let cctx = unsafe { Context::ref_from_handle(self.mirror.cctx) };
+        let id = cctx.map_or(0, |c| c.id);
+        if id != self.cctx_id.load(Ordering::Relaxed) {
+            let adopted = match cctx.map(Context::compressor) {
+                Some(Ok(c)) => {
+                    self.schunk.use_compressor(c.clone());
+                    Ok(())
+                }
+                // No context, or a decompression one: the super-chunk's own compressor (with
+                // these c-blosc2 would fail or crash).
+                _ => self.schunk.use_own_compressor(),
+            };
+            if adopted.is_ok() {
+                self.cctx_id.store(id, Ordering::Relaxed);
+            }
+        }
+        self.adopt_dctx();
+    }
+
+    /// The `dctx` part of [`SchunkHandle::take_client_writes`], which read calls make too
+    /// ([`handle`]): the decompressor is swapped under its own lock, so threads reading the
+    /// super-chunk at once each decompress with a whole one.
+    fn adopt_dctx(&self) {
+        // SAFETY: the mirror's dctx is NULL or a live context (ours or the client's).
+        let dctx = unsafe { Context::ref_from_handle(self.mirror.dctx) };
+        let id = dctx.map_or(0, |c| c.id);
+        if id == self.dctx_id.load(Ordering::Relaxed) {
+            return;
+        }
+        let adopted = match dctx.map(Context::decompressor) {
+            Some(Ok(d)) => {
+                self.schunk.use_decompressor(d.clone());
+                Ok(())
+            }
+            _ => self.schunk.use_own_decompressor(),
+        };
+        if adopted.is_ok() {
+            self.dctx_id.store(id, Ordering::Relaxed);
+        }
+    }
+
+    /// Points `mirror.data` at the chunks of an in-memory chunk list, as c-blosc2's
+    /// `schunk->data` (a malloc'd array of chunk pointers grown 4096 bytes at a time, the slot
+    /// after the last chunk NULL after a delete; NULL for frames). Rewrites only the positions
+    /// that changed since the last call.
+    fn sync_chunk_pointers(&mut self) {
+        let Some(from) = self.schunk.take_list_changes() else {
+            return;
+        };
+        let m = &mut self.mirror;
+        let Some(list) = self.schunk.chunk_list() else {
+            // SAFETY: data is NULL or our malloc'd array.
+            unsafe { libc::free(m.data.cast()) };
+            m.data = ptr::null_mut();
+            m.data_len = 0;
+            return;
+        };
+        let slot = std::mem::size_of::<*mut u8>();
+        let needed = list.len() * slot;
+        if needed > m.data_len {
+            let grown = needed.div_ceil(4096) * 4096;
+            // SAFETY: data is NULL or our malloc'd array; realloc keeps its content.
+            let p = unsafe { libc::realloc(m.data.cast(), grown) }.cast::<*mut u8>();
+            if p.is_null() {
+                // Keep the old (shorter) array; the next call tries again.
+                self.schunk.mark_list_changed(from);
+                return;
+            }
+            // SAFETY: the new tail of the array is ours to initialise.
+            unsafe { ptr::write_bytes(p.add(m.data_len / slot), 0, (grown - m.data_len) / slot) };
+            m.data = p;
+            m.data_len = grown;
+        }
+        let capacity = m.data_len / slot;
+        // SAFETY: data holds `capacity` pointers (data_len bytes), list.len() <= capacity.
+        let slots = unsafe { std::slice::from_raw_parts_mut(m.data, capacity) };
+        for (i, chunk) in list.iter().enumerate().skip(from) {
+            slots[i] = chunk.as_ptr().cast_mut();
+        }
+        // Positions past the end: a chunk deleted or the list replaced by a shorter one.
+        for s in slots.iter_mut().skip(list.len().max(from)) {
+            if s.is_null() {
+                break;
+            }
+            *s = ptr::null_mut();
+        }
     }
 
     /// Re-syncs the mirror's public fields with the super-chunk.
@@ -238,6 +355,8 @@ impl SchunkHandle {
         m.typesize = cp.typesize;
         m.blocksize = s.blocksize();
         m.chunksize = s.chunksize();
+        self.pushed_chunksize = m.chunksize;
+        m.change_tick = s.change_tick();
         m.flags2 = s.flags2();
         m.use_dict = cp.use_dict as u8;
         m.filters = cp.filters;
@@ -267,6 +386,7 @@ impl SchunkHandle {
                 c.set_layout(layout.clone());
             }
         }
+        self.sync_chunk_pointers();
     }
 }
 
@@ -294,6 +414,9 @@ impl Drop for SchunkHandle {
         }
         m.cctx = ptr::null_mut();
         m.dctx = ptr::null_mut();
+        // SAFETY: data is NULL or our malloc'd array of chunk pointers.
+        unsafe { libc::free(m.data.cast()) };
+        m.data = ptr::null_mut();
     }
 }
 
@@ -352,14 +475,18 @@ pub(crate) fn schunk_into_c(schunk: Schunk) -> *mut blosc2_schunk {
 /// `p` is NULL or a live pointer from this module (every `blosc2_schunk *` we hand out).
 unsafe fn handle<'a>(p: *const blosc2_schunk) -> Option<&'a SchunkHandle> {
     // SAFETY: the mirror is the first field of the repr(C) handle, so the addresses agree.
-    unsafe { p.cast::<SchunkHandle>().as_ref() }
+    let h = unsafe { p.cast::<SchunkHandle>().as_ref() }?;
+    h.adopt_dctx();
+    Some(h)
 }
 
 /// # Safety
 /// As for [`handle`], and no other reference to the handle is live.
 unsafe fn handle_mut<'a>(p: *mut blosc2_schunk) -> Option<&'a mut SchunkHandle> {
     // SAFETY: as in `handle`.
-    unsafe { p.cast::<SchunkHandle>().as_mut() }
+    let h = unsafe { p.cast::<SchunkHandle>().as_mut() }?;
+    h.take_client_writes();
+    Some(h)
 }
 
 /// The Rust super-chunk behind a `blosc2_schunk *` (None for NULL).

@@ -42,7 +42,9 @@ pub(crate) fn make_pool(nthreads: i16) -> Result<Option<Arc<Pool>>> {
     Ok(Some(pool))
 }
 
-/// A compression context: parameters plus the worker pool for its `nthreads`.
+/// A compression context: parameters plus the worker pool for its `nthreads`. A clone shares
+/// the pool.
+#[derive(Clone)]
 pub struct Compressor {
     params: CParams,
     pool: Option<Arc<Pool>>,
@@ -91,7 +93,8 @@ impl Compressor {
     }
 }
 
-/// A decompression context.
+/// A decompression context. A clone shares the pool.
+#[derive(Clone)]
 pub struct Decompressor {
     params: DParams,
     pool: Option<Arc<Pool>>,

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor};
@@ -74,8 +74,19 @@ enum Chunks {
 /// A super-chunk.
 pub struct Schunk {
     storage: Storage,
-    compressor: Compressor,
-    decompressor: Decompressor,
+    /// What chunks are compressed and decompressed with: built from `storage`'s parameters,
+    /// or put in by the owner ([`Schunk::use_compressor`], [`Schunk::use_decompressor`]). Behind
+    /// locks so that an owner may swap the decompressor while threads read (each read takes
+    /// the one current when it starts).
+    compressor: RwLock<Arc<Compressor>>,
+    decompressor: RwLock<Arc<Decompressor>>,
+    /// Bumped by every change to the metalayers or vlmetalayers and by a refresh that re-read
+    /// the frame, never lowered: a cheap "did anything but chunks change since I looked".
+    change_tick: i64,
+    /// The first position of the in-memory chunk list whose buffer changed since
+    /// [`Schunk::take_list_changes`] was last called (None: nothing changed), for owners that
+    /// mirror the list.
+    list_changed_from: Option<usize>,
     /// -1 until the first chunk arrives; 0 for variable-size chunks.
     chunksize: i32,
     blocksize: i32,
@@ -159,8 +170,10 @@ impl Schunk {
         Ok(Schunk {
             blocksize: storage.cparams.blocksize,
             storage,
-            compressor,
-            decompressor,
+            compressor: RwLock::new(Arc::new(compressor)),
+            decompressor: RwLock::new(Arc::new(decompressor)),
+            change_tick: 0,
+            list_changed_from: Some(0),
             chunksize: -1,
             nbytes: 0,
             cbytes: 0,
@@ -362,6 +375,7 @@ impl Schunk {
         self.storage.contiguous = false;
         self.storage.urlpath = None;
         self.chunks = Chunks::List(list);
+        self.mark_list_changed(0);
         Ok(self)
     }
 
@@ -379,13 +393,78 @@ impl Schunk {
     pub fn dparams(&self) -> &DParams {
         &self.storage.dparams
     }
-    /// The compressor built from `cparams` (for callers that compress chunks themselves).
-    pub fn compressor(&self) -> &Compressor {
-        &self.compressor
+    /// The compressor chunks are compressed with (for callers that compress chunks
+    /// themselves): built from `cparams`, or the one given to [`Schunk::use_compressor`].
+    pub fn compressor(&self) -> Arc<Compressor> {
+        self.compressor
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
-    /// The decompressor built from `dparams`.
-    pub fn decompressor(&self) -> &Decompressor {
-        &self.decompressor
+    /// The decompressor chunks are decompressed with: built from `dparams`, or the one given
+    /// to [`Schunk::use_decompressor`].
+    pub fn decompressor(&self) -> Arc<Decompressor> {
+        self.decompressor
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+    /// Compresses from now on with `compressor` (its parameters become the super-chunk's, as
+    /// when c-blosc2's client swaps `schunk->cctx` with the matching `storage->cparams`); the
+    /// array layout stays the super-chunk's.
+    pub fn use_compressor(&mut self, mut compressor: Compressor) {
+        compressor.set_layout(self.storage.cparams.layout.clone());
+        let mut cparams = compressor.params().clone();
+        cparams.layout = self.storage.cparams.layout.clone();
+        self.storage.cparams = cparams;
+        *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(compressor);
+    }
+    /// Decompresses from now on with `decompressor` (a postfilter, another thread count);
+    /// reads already started finish with the previous one.
+    pub fn use_decompressor(&self, mut decompressor: Decompressor) {
+        decompressor.set_layout(self.storage.dparams.layout.clone());
+        *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(decompressor);
+    }
+    /// Goes back to a compressor built from the super-chunk's parameters.
+    pub fn use_own_compressor(&mut self) -> Result<()> {
+        let c = Compressor::new(self.storage.cparams.clone())?;
+        *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(c);
+        Ok(())
+    }
+    /// Goes back to a decompressor built from the super-chunk's parameters.
+    pub fn use_own_decompressor(&self) -> Result<()> {
+        let d = Decompressor::new(self.storage.dparams.clone())?;
+        *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
+        Ok(())
+    }
+    /// How many times the metalayers, the vlmetalayers or (through a refresh) the frame
+    /// changed since the super-chunk was made or opened (c-blosc2's `change_tick`).
+    pub fn change_tick(&self) -> i64 {
+        self.change_tick
+    }
+    /// The chunks of a super-chunk kept as a list in memory, in order (None for frames).
+    pub fn chunk_list(&self) -> Option<&[Vec<u8>]> {
+        match &self.chunks {
+            Chunks::List(l) => Some(l),
+            Chunks::Frame(_) => None,
+        }
+    }
+    /// The first position from which [`Schunk::chunk_list`] holds other buffers than when
+    /// this was last called (None when it holds the same ones); positions past the list's end
+    /// count as changed when the list shrank.
+    pub fn take_list_changes(&mut self) -> Option<usize> {
+        self.list_changed_from.take()
+    }
+
+    /// Marks the chunk list as changed from position `from` on (for an owner that could not
+    /// take a change in).
+    pub fn mark_list_changed(&mut self, from: usize) {
+        self.list_changed_from = Some(self.list_changed_from.map_or(from, |f| f.min(from)));
+    }
+    /// Sets the chunk size new chunks are held to (c-blosc2's clients write
+    /// `schunk->chunksize`): -1 takes the next chunk's size.
+    pub fn set_chunksize(&mut self, chunksize: i32) {
+        self.chunksize = chunksize;
     }
     /// Bytes of one item.
     pub fn typesize(&self) -> i32 {
@@ -533,6 +612,7 @@ impl Schunk {
         self.metas = metas;
         self.vlmetas = vlmetas;
         self.chunks = Chunks::Frame(frame);
+        self.change_tick += 1;
         if let Some(l) = &self.lock {
             l.clear_stale();
         }
@@ -581,10 +661,10 @@ impl Schunk {
         if h.is_lazy() && h.is_vl_blocks() {
             // The chunk engine decodes VL-block chunks from whole chunks only.
             let whole = frame.ok_or(Error::InvalidParam)?.unlazy(chunk)?;
-            return self.decompressor.decompress(&whole, dst, maskout);
+            return self.decompressor().decompress(&whole, dst, maskout);
         }
         let reader = frame.map(|f| f as &dyn crate::chunk::decompress::LazyBlocks);
-        self.decompressor
+        self.decompressor()
             .decompress_with(chunk, dst, maskout, reader)
     }
 
@@ -629,7 +709,7 @@ impl Schunk {
         let chunk = self.get_chunk(nchunk)?;
         let h = ChunkHeader::parse(&chunk)?;
         let mut dst = vec![0u8; h.nbytes as usize];
-        let n = self.decompressor.decompress(&chunk, &mut dst, None)?;
+        let n = self.decompressor().decompress(&chunk, &mut dst, None)?;
         dst.truncate(n);
         Ok(dst)
     }
@@ -640,7 +720,7 @@ impl Schunk {
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
         let _held = self.hold(true)?;
         let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
-        let n = self.compressor.compress(src, &mut chunk)?;
+        let n = self.compressor().compress(src, &mut chunk)?;
         if n == 0 {
             return Err(Error::Failure);
         }
@@ -694,6 +774,7 @@ impl Schunk {
         }
         let special = chunk_offset_special(&chunk);
         let base_h = self.frame_header();
+        self.mark_list_changed(at as usize);
         match &mut self.chunks {
             Chunks::List(list) => {
                 list.insert(at as usize, chunk.into_owned());
@@ -773,6 +854,7 @@ impl Schunk {
         drop(old);
         let special = chunk_offset_special(chunk);
         let base_h = self.frame_header();
+        self.mark_list_changed(i);
         match &mut self.chunks {
             Chunks::List(list) => {
                 list[i] = chunk.to_vec();
@@ -845,6 +927,7 @@ impl Schunk {
         let old_h = ChunkHeader::parse(&old)?;
         drop(old);
         let base_h = self.frame_header();
+        self.mark_list_changed(i);
         match &mut self.chunks {
             Chunks::List(list) => {
                 list.remove(i);
@@ -898,6 +981,7 @@ impl Schunk {
             seen[o] = true;
         }
         let base_h = self.frame_header();
+        self.mark_list_changed(0);
         match &mut self.chunks {
             Chunks::List(list) => {
                 let old = std::mem::take(list);
@@ -1022,7 +1106,7 @@ impl Schunk {
                 self.decompress_chunk(n, out, None).map(|_| ())
             } else {
                 self.get_chunk(n).and_then(|chunk| {
-                    self.decompressor
+                    self.decompressor()
                         .getitem_bytes(&chunk, within as usize, take as usize, out)
                         .map(|_| ())
                 })
@@ -1050,7 +1134,7 @@ impl Schunk {
             data[within as usize..(within + take) as usize]
                 .copy_from_slice(&src[from..from + take as usize]);
             let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
-            let c = self.compressor.compress(&data, &mut chunk)?;
+            let c = self.compressor().compress(&data, &mut chunk)?;
             chunk.truncate(c);
             self.update_chunk(n, &chunk)?;
             pos += take;
@@ -1089,6 +1173,7 @@ impl Schunk {
             self.metas.pop();
             return Err(e);
         }
+        self.change_tick += 1;
         self.refresh_layout()?;
         Ok(self.metas.len() - 1)
     }
@@ -1100,6 +1185,7 @@ impl Schunk {
             return Err(Error::InvalidParam);
         }
         self.metas[i].content[..content.len()].copy_from_slice(content);
+        self.change_tick += 1;
         self.flush_frame()?;
         self.refresh_layout()?;
         Ok(i)
@@ -1127,8 +1213,14 @@ impl Schunk {
         let mut dparams = self.storage.dparams.clone();
         cparams.layout = layout.clone();
         dparams.layout = layout;
-        self.compressor = Compressor::new(cparams.clone())?;
-        self.decompressor = Decompressor::new(dparams.clone())?;
+        {
+            let mut c = self.compressor().as_ref().clone();
+            c.set_layout(cparams.layout.clone());
+            let mut d = self.decompressor().as_ref().clone();
+            d.set_layout(dparams.layout.clone());
+            *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(c);
+            *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
+        }
         self.storage.cparams = cparams;
         self.storage.dparams = dparams;
         Ok(())
@@ -1195,6 +1287,7 @@ impl Schunk {
             self.vlmetas.pop();
             return Err(e);
         }
+        self.change_tick += 1;
         Ok(self.vlmetas.len() - 1)
     }
 
@@ -1208,6 +1301,7 @@ impl Schunk {
         let _held = self.hold(true)?;
         let i = self.vlmeta_exists(name)?;
         self.vlmetas[i].content = Schunk::compress_vlmeta(content, cparams)?;
+        self.change_tick += 1;
         self.flush_frame()?;
         Ok(i)
     }
@@ -1221,7 +1315,10 @@ impl Schunk {
             return Err(Error::Data);
         }
         let mut out = vec![0u8; h.nbytes as usize];
-        let n = self.decompressor.decompress(stored, &mut out, None)?;
+        // As c-blosc2: a context from the storage's dparams, not the super-chunk's (which its
+        // owner may have given a postfilter for the data).
+        let n =
+            Decompressor::new(self.storage.dparams.clone())?.decompress(stored, &mut out, None)?;
         if n != out.len() {
             return Err(Error::ReadBuffer);
         }
@@ -1233,6 +1330,7 @@ impl Schunk {
         let _held = self.hold(true)?;
         let i = self.vlmeta_exists(name)?;
         self.vlmetas.remove(i);
+        self.change_tick += 1;
         self.flush_frame()?;
         Ok(self.vlmetas.len())
     }

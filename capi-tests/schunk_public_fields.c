@@ -1,0 +1,306 @@
+/* The public fields of blosc2_schunk and b2nd_array_t are live both ways, as in c-blosc2 3.3.5
+ * (issue 21 A, C, D, E): the library keeps `data`/`data_len`, `nchunks`, `chunksize` and
+ * `change_tick` current, and honours what the client writes into `chunksize`, `cctx`, `dctx`
+ * and `storage->cparams`. Prints what it observes; run side by side with the reference.
+ * Last part: several processes append to one b2nd array under BLOSC_LOCKING the way
+ * python-blosc2's NDArray.append does (lock, refresh, resize, set_slice, unlock); every item
+ * must be there at the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "b2nd.h"
+#include "blosc2.h"
+
+static char dir[64];
+
+#define P(label)                                                                          \
+  printf("%-22s tick=%lld nchunks=%lld chunksize=%d data=%s data_len=%zu\n", label,       \
+         (long long)sc->change_tick, (long long)sc->nchunks, sc->chunksize,                \
+         sc->data ? "set" : "NULL", sc->data_len)
+
+/* A: data/data_len; C: client's chunksize; D: change_tick. */
+static void fields(void) {
+  int32_t buf[1000];
+  for (int i = 0; i < 1000; i++) buf[i] = i;
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = {.contiguous = false, .cparams = &cp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  P("new");
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  P("append");
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  P("append2");
+  blosc2_meta_add(sc, "m", (uint8_t *)"abc", 3);
+  P("meta_add");
+  blosc2_meta_update(sc, "m", (uint8_t *)"abd", 3);
+  P("meta_update");
+  blosc2_vlmeta_add(sc, "v", (uint8_t *)"abc", 3, NULL);
+  P("vlmeta_add");
+  blosc2_vlmeta_update(sc, "v", (uint8_t *)"abcd", 4, NULL);
+  P("vlmeta_update");
+  blosc2_vlmeta_delete(sc, "v");
+  P("vlmeta_delete");
+  uint8_t *c;
+  bool nf;
+  int cb = blosc2_schunk_get_chunk(sc, 0, &c, &nf);
+  printf("get_chunk=%d same_as_data0=%d needs_free=%d\n", cb, c == sc->data[0], nf);
+  int rc = blosc2_schunk_insert_chunk(sc, 0, c, true);
+  P("insert");
+  printf("rc=%d data0==data1:%d\n", rc, sc->data[0] != sc->data[1]);
+  rc = blosc2_schunk_update_chunk(sc, 1, c, true);
+  P("update");
+  rc = blosc2_schunk_delete_chunk(sc, 0);
+  P("delete");
+  printf("rc=%d data[nchunks]=%s\n", rc, sc->data[sc->nchunks] ? "set" : "NULL");
+  int32_t out[1000];
+  for (int64_t n = 0; n < sc->nchunks; n++) {
+    rc = blosc2_decompress_ctx(sc->dctx, sc->data[n], 100000, out, sizeof out);
+    printf("decompress data[%lld]=%d last=%d\n", (long long)n, rc, out[999]);
+  }
+  for (int i = 0; i < 600; i++) blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  P("602 chunks");
+  int bad = 0;
+  for (int64_t n = 0; n < sc->nchunks; n++) {
+    uint8_t *chunk;
+    blosc2_schunk_get_chunk(sc, n, &chunk, &nf);
+    bad += chunk != sc->data[n];
+  }
+  printf("data[] == get_chunk for all: %s\n", bad ? "no" : "yes");
+  int64_t order[602];
+  for (int i = 0; i < 602; i++) order[i] = 601 - i;
+  uint8_t *first = sc->data[0];
+  blosc2_schunk_reorder_offsets(sc, order);
+  printf("reorder: data[601] is old data[0]: %d\n", sc->data[601] == first);
+  sc->chunksize = 8192;
+  P("client chunksize 8192");
+  rc = blosc2_schunk_append_buffer(sc, buf, 185);
+  printf("append 185 bytes -> %d\n", rc);
+  P("after");
+  rc = blosc2_vlmeta_add(sc, "w", (uint8_t *)"abc", 3, NULL);
+  printf("vlmeta_add -> %d\n", rc);
+  P("after");
+  /* (A copy's last chunk is left out: c-blosc2 3.3.5 copies this 185-byte chunk as 184.) */
+  blosc2_schunk *copy = blosc2_schunk_copy(sc, &st);
+  printf("copy: nchunks=%lld data_len=%zu data[0] decompresses to %d\n",
+         (long long)copy->nchunks, copy->data_len,
+         blosc2_decompress_ctx(copy->dctx, copy->data[0], 100000, out, sizeof out));
+  blosc2_schunk_free(copy);
+  blosc2_schunk_free(sc);
+
+  /* A fresh super-chunk whose client sets the chunk size before the first chunk. */
+  sc = blosc2_schunk_new(&st);
+  sc->chunksize = 8000;
+  rc = blosc2_schunk_append_buffer(sc, buf, 185 * 4);
+  printf("fresh, chunksize 8000, append 740 bytes -> %d\n", rc);
+  P("after");
+  rc = blosc2_schunk_append_buffer(sc, buf, 4000);
+  printf("then 4000 bytes -> %d\n", rc);
+  P("after");
+  blosc2_schunk_free(sc);
+
+  /* Frames: data stays NULL; the tick moves on vlmeta changes and on a refresh that found one. */
+  char path[128];
+  snprintf(path, sizeof path, "%s/t.b2frame", dir);
+  blosc2_storage st2 = {.contiguous = true, .cparams = &cp, .urlpath = path};
+  sc = blosc2_schunk_new(&st2);
+  P("file new");
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  P("file append");
+  blosc2_schunk *sc2 = blosc2_schunk_open(path);
+  printf("second handle tick=%lld\n", (long long)sc2->change_tick);
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  P("file append2");
+  blosc2_vlmeta_add(sc, "v", (uint8_t *)"abc", 3, NULL);
+  P("file vlmeta");
+  rc = blosc2_schunk_refresh(sc2);
+  printf("refresh second -> %d tick=%lld nchunks=%lld nvlmetalayers=%d\n", rc,
+         (long long)sc2->change_tick, (long long)sc2->nchunks, sc2->nvlmetalayers);
+  rc = blosc2_schunk_refresh(sc2);
+  printf("refresh second again -> %d tick=%lld\n", rc, (long long)sc2->change_tick);
+  blosc2_schunk_free(sc2);
+  blosc2_schunk_free(sc);
+  blosc2_remove_urlpath(path);
+  blosc2_storage st3 = {.contiguous = true, .cparams = &cp};
+  sc = blosc2_schunk_new(&st3);
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  P("cframe in memory");
+  blosc2_schunk_free(sc);
+}
+
+static int add_one(blosc2_postfilter_params *p) {
+  const int32_t *in = (const int32_t *)p->input;
+  int32_t *out = (int32_t *)p->output;
+  for (int i = 0; i < p->size / 4; i++) out[i] = in[i] + 1;
+  return 0;
+}
+
+/* E: contexts the client swaps into the super-chunk. */
+static void contexts(void) {
+  int32_t buf[1000];
+  for (int i = 0; i < 1000; i++) buf[i] = i;
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = {.contiguous = false, .cparams = &cp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  int32_t out[2000];
+  int rc = blosc2_schunk_decompress_chunk(sc, 0, out, sizeof buf);
+  printf("plain decompress %d out[5]=%d\n", rc, out[5]);
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  blosc2_postfilter_params pp = {0};
+  dp.postfilter = add_one;
+  dp.postparams = &pp;
+  dp.schunk = sc;
+  blosc2_free_ctx(sc->dctx);
+  sc->dctx = blosc2_create_dctx(dp);
+  rc = blosc2_schunk_decompress_chunk(sc, 0, out, sizeof buf);
+  printf("postfilter decompress %d out[5]=%d\n", rc, out[5]);
+  rc = blosc2_schunk_get_slice_buffer(sc, 990, 1010, out);
+  printf("postfilter slice %d out[0]=%d out[15]=%d\n", rc, out[0], out[15]);
+  uint8_t *content;
+  int32_t clen;
+  blosc2_vlmeta_add(sc, "v", (uint8_t *)buf, 40, NULL);
+  rc = blosc2_vlmeta_get(sc, "v", &content, &clen);
+  printf("vlmeta_get (no postfilter) %d [1]=%d\n", rc, ((int32_t *)content)[1]);
+  free(content);
+  sc->storage->cparams->compcode = BLOSC_ZSTD;
+  blosc2_free_ctx(sc->cctx);
+  sc->cctx = blosc2_create_cctx(*sc->storage->cparams);
+  sc->compcode = BLOSC_ZSTD;
+  rc = blosc2_schunk_set_slice_buffer(sc, 0, 1000, buf);
+  uint8_t *ch;
+  bool nf;
+  blosc2_schunk_get_chunk(sc, 0, &ch, &nf);
+  printf("set_slice %d, chunk 0 codec format %d\n", rc, ch[2] >> 5);
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  blosc2_schunk_get_chunk(sc, 2, &ch, &nf);
+  printf("appended chunk codec format %d\n", ch[2] >> 5);
+  blosc2_cparams *gcp;
+  blosc2_schunk_get_cparams(sc, &gcp);
+  printf("get_cparams compcode=%d\n", gcp->compcode);
+  free(gcp);
+  blosc2_schunk_free(sc);
+
+  int64_t shape[2] = {100, 100};
+  int32_t cs[2] = {50, 50};
+  int32_t bs[2] = {10, 10};
+  blosc2_cparams cp2 = BLOSC2_CPARAMS_DEFAULTS;
+  cp2.typesize = 8;
+  cp2.compcode = BLOSC_LZ4;
+  blosc2_storage st2 = {.contiguous = false, .cparams = &cp2};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st2, 2, shape, cs, bs, NULL, 0, NULL, 0);
+  b2nd_array_t *arr;
+  rc = b2nd_zeros(ctx, &arr);
+  printf("b2nd_zeros %d data=%s data_len=%zu\n", rc, arr->sc->data ? "set" : "NULL",
+         arr->sc->data_len);
+  arr->sc->storage->cparams->compcode = BLOSC_ZSTD;
+  blosc2_free_ctx(arr->sc->cctx);
+  arr->sc->cctx = blosc2_create_cctx(*arr->sc->storage->cparams);
+  double *d = malloc(100 * 100 * 8);
+  for (int i = 0; i < 10000; i++) d[i] = i;
+  int64_t start[2] = {0, 0}, stop[2] = {100, 100}, bshape[2] = {100, 100};
+  rc = b2nd_set_slice_cbuffer(d, bshape, 100 * 100 * 8, start, stop, arr);
+  printf("b2nd_set_slice_cbuffer %d\n", rc);
+  for (int n = 0; n < arr->sc->nchunks; n++) {
+    blosc2_schunk_get_chunk(arr->sc, n, &ch, &nf);
+    printf("b2nd chunk %d codec format %d\n", n, ch[2] >> 5);
+    if (nf) free(ch);
+  }
+  rc = blosc2_decompress_ctx(arr->sc->dctx, arr->sc->data[3], 1 << 20, d, 50 * 50 * 8);
+  printf("b2nd data[3] decompress %d d[1]=%g\n", rc, d[1]);
+  b2nd_free(arr);
+  b2nd_free_ctx(ctx);
+  free(d);
+}
+
+/* D: concurrent appends to one b2nd array under BLOSC_LOCKING, python-blosc2's way. */
+#define WRITERS 4
+#define ROUNDS 4
+#define ITEMS 25
+static int append_rounds(const char *path, int id) {
+  b2nd_array_t *arr;
+  if (b2nd_open(path, &arr) < 0) return 1;
+  for (int r = 0; r < ROUNDS; r++) {
+    if (blosc2_schunk_lock(arr->sc) < 0) return 2;
+    if (blosc2_schunk_refresh(arr->sc) < 0) return 3;
+    if (b2nd_refresh(arr) < 0) return 4;
+    int64_t old = arr->shape[0];
+    int64_t newshape[1] = {old + ITEMS};
+    if (b2nd_resize(arr, newshape, NULL) < 0) return 5;
+    int32_t items[ITEMS];
+    for (int i = 0; i < ITEMS; i++) items[i] = 1000 * id + 100 * r + i + 1;
+    int64_t start[1] = {old}, stop[1] = {old + ITEMS}, bshape[1] = {ITEMS};
+    if (b2nd_set_slice_cbuffer(items, bshape, sizeof items, start, stop, arr) < 0) return 6;
+    if (blosc2_schunk_unlock(arr->sc) < 0) return 7;
+  }
+  b2nd_free(arr);
+  return 0;
+}
+
+static void concurrent_appends(void) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/append.b2nd", dir);
+  setenv("BLOSC_LOCKING", "1", 1);
+  int64_t shape[1] = {37};
+  int32_t cs[1] = {10};
+  int32_t bs[1] = {5};
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  cp.nthreads = 1;
+  blosc2_storage st = {.contiguous = true, .urlpath = path, .cparams = &cp};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 1, shape, cs, bs, "<i4", 0, NULL, 0);
+  b2nd_array_t *arr;
+  int rc = b2nd_zeros(ctx, &arr);
+  b2nd_free(arr);
+  b2nd_free_ctx(ctx);
+  printf("concurrent appends: created %d\n", rc);
+  pid_t pids[WRITERS];
+  for (int w = 0; w < WRITERS; w++) {
+    pids[w] = fork();
+    if (pids[w] == 0) _exit(append_rounds(path, w + 1));
+  }
+  int ok = 0;
+  for (int w = 0; w < WRITERS; w++) {
+    int status;
+    waitpid(pids[w], &status, 0);
+    ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  printf("writers ok: %d of %d\n", ok, WRITERS);
+  rc = b2nd_open(path, &arr);
+  printf("final shape %lld (want %d)\n", (long long)arr->shape[0], 37 + WRITERS * ROUNDS * ITEMS);
+  int32_t *all = malloc(arr->shape[0] * 4);
+  b2nd_to_cbuffer(arr, all, arr->shape[0] * 4);
+  int found = 0;
+  for (int w = 1; w <= WRITERS; w++)
+    for (int r = 0; r < ROUNDS; r++)
+      for (int i = 0; i < ITEMS; i++) {
+        int32_t want = 1000 * w + 100 * r + i + 1;
+        for (int64_t k = 37; k < arr->shape[0]; k++)
+          if (all[k] == want) { found++; break; }
+      }
+  int zeros = 0;
+  for (int k = 0; k < 37; k++) zeros += all[k] == 0;
+  printf("appended items found: %d of %d, leading zeros %d of 37\n", found, WRITERS * ROUNDS * ITEMS, zeros);
+  free(all);
+  b2nd_free(arr);
+  blosc2_remove_urlpath(path);
+  unsetenv("BLOSC_LOCKING");
+}
+
+int main(void) {
+  snprintf(dir, sizeof dir, "/tmp/rblosc2-fields-XXXXXX");
+  if (mkdtemp(dir) == NULL) return 1;
+  blosc2_init();
+  fields();
+  contexts();
+  concurrent_appends();
+  blosc2_destroy();
+  rmdir(dir);
+  printf("schunk_public_fields: done\n");
+  return 0;
+}
