@@ -535,7 +535,10 @@ impl Drop for SharedSchunk {
 
 /// An empty in-memory super-chunk (what stands in `sc`'s handle during a call).
 fn placeholder() -> Result<Schunk> {
-    Schunk::new(Storage::default())
+    let mut p = Schunk::new(Storage::default())?;
+    // Its (empty) chunk list must never be mirrored into `schunk->data` while it stands in.
+    p.take_list_changes();
+    Ok(p)
 }
 
 /// # Safety
@@ -652,6 +655,10 @@ unsafe fn with_array<R>(
         unsafe {
             sync_mirror(sc);
             (*sc).view = true;
+            // As c-blosc2: the view's super-chunk points at its base's chunk pointers (the
+            // view's handle neither fills nor frees them).
+            (*sc).data = (*data_sc).data;
+            (*sc).data_len = (*data_sc).data_len;
             (*sc).nchunks = (*data_sc).nchunks;
             (*sc).chunksize = (*data_sc).chunksize;
             (*sc).nbytes = (*data_sc).nbytes;

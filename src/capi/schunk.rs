@@ -386,7 +386,10 @@ impl SchunkHandle {
                 c.set_layout(layout.clone());
             }
         }
-        self.sync_chunk_pointers();
+        // A b2nd view's super-chunk shows its base's chunk pointers (set by the b2nd layer).
+        if !self.mirror.view {
+            self.sync_chunk_pointers();
+        }
     }
 }
 
@@ -414,8 +417,11 @@ impl Drop for SchunkHandle {
         }
         m.cctx = ptr::null_mut();
         m.dctx = ptr::null_mut();
-        // SAFETY: data is NULL or our malloc'd array of chunk pointers.
-        unsafe { libc::free(m.data.cast()) };
+        if !m.view {
+            // SAFETY: data is NULL or our malloc'd array of chunk pointers (a view's are its
+            // base's).
+            unsafe { libc::free(m.data.cast()) };
+        }
         m.data = ptr::null_mut();
     }
 }
