@@ -138,6 +138,13 @@ static int add_one(blosc2_postfilter_params *p) {
   return 0;
 }
 
+static int add_chunk_number(blosc2_postfilter_params *p) {
+  const int32_t *in = (const int32_t *)p->input;
+  int32_t *out = (int32_t *)p->output;
+  for (int i = 0; i < p->size / 4; i++) out[i] = in[i] + 100000 * (int32_t)p->nchunk;
+  return 0;
+}
+
 /* E: contexts the client swaps into the super-chunk. */
 static void contexts(void) {
   int32_t buf[1000];
@@ -162,6 +169,20 @@ static void contexts(void) {
   printf("postfilter decompress %d out[5]=%d\n", rc, out[5]);
   rc = blosc2_schunk_get_slice_buffer(sc, 990, 1010, out);
   printf("postfilter slice %d out[0]=%d out[15]=%d\n", rc, out[0], out[15]);
+  /* The postfilter sees which chunk it works on (schunk->current_nchunk) in slices too. */
+  blosc2_dparams dp2 = dp;
+  dp2.postfilter = add_chunk_number;
+  blosc2_free_ctx(sc->dctx);
+  sc->dctx = blosc2_create_dctx(dp2);
+  rc = blosc2_schunk_get_slice_buffer(sc, 0, 2000, out);
+  printf("nchunk postfilter slice %d out[1]=%d out[1001]=%d\n", rc, out[1], out[1001]);
+  rc = blosc2_schunk_get_slice_buffer(sc, 1500, 1510, out);
+  printf("nchunk postfilter partial slice %d out[0]=%d\n", rc, out[0]);
+  rc = blosc2_schunk_decompress_chunk(sc, 1, out, sizeof buf);
+  printf("nchunk postfilter decompress_chunk(1) %d out[0]=%d current_nchunk=%lld\n", rc, out[0],
+         (long long)sc->current_nchunk);
+  blosc2_free_ctx(sc->dctx);
+  sc->dctx = blosc2_create_dctx(dp);
   uint8_t *content;
   int32_t clen;
   blosc2_vlmeta_add(sc, "v", (uint8_t *)buf, 40, NULL);

@@ -229,6 +229,14 @@ impl SchunkHandle {
             d.lazy_blocks = Some(Arc::new(HandleBlocks(self as *const SchunkHandle)));
         }
         self.mirror.current_nchunk = 0;
+        // The super-chunk's own decompressions (slices, b2nd reads) show pre/postfilters the
+        // chunk they work on in `current_nchunk`, as c-blosc2's decompress_chunk sets it.
+        let mirror = at as usize;
+        self.schunk.set_chunk_observer(Arc::new(move |n| {
+            // SAFETY: the observer belongs to the handle's super-chunk, so the handle (and its
+            // mirror at this address) outlives every call of it.
+            unsafe { set_current_nchunk(mirror as *const blosc2_schunk, n) }
+        }));
         self.cctx_blocksize = self.schunk.cparams().blocksize;
         // The contexts just made are built from the super-chunk's own parameters: nothing to
         // adopt from them.

@@ -71,6 +71,9 @@ enum Chunks {
     Frame(Frame),
 }
 
+/// What [`Schunk::set_chunk_observer`] takes.
+pub type ChunkObserver = Arc<dyn Fn(i64) + Send + Sync>;
+
 /// A super-chunk.
 pub struct Schunk {
     storage: Storage,
@@ -87,6 +90,10 @@ pub struct Schunk {
     /// [`Schunk::take_list_changes`] was last called (None: nothing changed), for owners that
     /// mirror the list.
     list_changed_from: Option<usize>,
+    /// Told the number of each chunk the super-chunk is about to decompress for its own
+    /// operations, before the decompressor's callbacks run (c-blosc2's postfilters read it as
+    /// `schunk->current_nchunk`).
+    chunk_observer: Option<ChunkObserver>,
     /// -1 until the first chunk arrives; 0 for variable-size chunks.
     chunksize: i32,
     blocksize: i32,
@@ -174,6 +181,7 @@ impl Schunk {
             decompressor: RwLock::new(Arc::new(decompressor)),
             change_tick: 0,
             list_changed_from: Some(0),
+            chunk_observer: None,
             chunksize: -1,
             nbytes: 0,
             cbytes: 0,
@@ -461,6 +469,18 @@ impl Schunk {
     pub fn mark_list_changed(&mut self, from: usize) {
         self.list_changed_from = Some(self.list_changed_from.map_or(from, |f| f.min(from)));
     }
+    /// Has `observer` told the number of each chunk the super-chunk decompresses, before it
+    /// does (for pre/postfilters that ask which chunk they work on).
+    pub fn set_chunk_observer(&mut self, observer: ChunkObserver) {
+        self.chunk_observer = Some(observer);
+    }
+
+    fn observe_chunk(&self, nchunk: i64) {
+        if let Some(o) = &self.chunk_observer {
+            o(nchunk);
+        }
+    }
+
     /// Sets the chunk size new chunks are held to (c-blosc2's clients write
     /// `schunk->chunksize`): -1 takes the next chunk's size.
     pub fn set_chunksize(&mut self, chunksize: i32) {
@@ -677,6 +697,7 @@ impl Schunk {
     ) -> Result<usize> {
         // Held through the decompression: a lazy chunk reads its blocks then.
         let _held = self.hold(false)?;
+        self.observe_chunk(nchunk);
         let mut decode = |chunk: &[u8]| {
             let h = ChunkHeader::parse(chunk)?;
             if dst.len() < h.nbytes as usize {
@@ -707,6 +728,7 @@ impl Schunk {
     /// Decompresses chunk `nchunk` into a new vector.
     pub fn decompress_chunk_vec(&self, nchunk: i64) -> Result<Vec<u8>> {
         let chunk = self.get_chunk(nchunk)?;
+        self.observe_chunk(nchunk);
         let h = ChunkHeader::parse(&chunk)?;
         let mut dst = vec![0u8; h.nbytes as usize];
         let n = self.decompressor().decompress(&chunk, &mut dst, None)?;
@@ -1106,6 +1128,7 @@ impl Schunk {
                 self.decompress_chunk(n, out, None).map(|_| ())
             } else {
                 self.get_chunk(n).and_then(|chunk| {
+                    self.observe_chunk(n);
                     self.decompressor()
                         .getitem_bytes(&chunk, within as usize, take as usize, out)
                         .map(|_| ())
