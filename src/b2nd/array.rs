@@ -37,7 +37,7 @@ pub struct Params<O> {
     pub shape: Vec<i64>,
     /// Items of a chunk along each dimension.
     pub chunkshape: Vec<i32>,
-    /// Items of a block along each dimension, each no larger than the chunk's.
+    /// Items of a block along each dimension (one above the chunk's pads the chunk to a block).
     pub blockshape: Vec<i32>,
     /// The item type, written into the b2nd metalayer, in NumPy's notation (`"<f8"`, `"|S4"`,
     /// ...; [`Params::new`] sets `"|S<typesize>"`). The array itself only uses the typesize.
@@ -621,7 +621,19 @@ impl<S: ChunkStore> Array<S> {
         start: &[i64],
         stop: &[i64],
     ) -> Result<Array<T>> {
-        check_slice(&self.geom, start, stop)?;
+        // A stop past the shape is allowed here (c-blosc2 3.3.5 takes it, and its own tests
+        // rely on it): the items outside the array are zeros in the result.
+        let inside: Vec<i64> = (0..self.ndim().min(stop.len()))
+            .map(|d| {
+                stop[d]
+                    .min(self.geom.shape[d])
+                    .max(start.get(d).copied().unwrap_or(0))
+            })
+            .collect();
+        check_slice(&self.geom, start, &inside)?;
+        if (0..self.ndim()).any(|d| start[d] > stop[d]) {
+            return Err(Error::InvalidParam);
+        }
         let mut params = params.clone();
         params.shape = (0..self.ndim()).map(|d| stop[d] - start[d]).collect();
         let mut out = Array::<T>::empty(&params)?;
@@ -645,7 +657,14 @@ impl<S: ChunkStore> Array<S> {
         let mut buf = Vec::new();
         let geom = self.geom.clone();
         for_each_index(&grid, |coords| {
-            let (cstart, cstop) = geom.chunk_region(coords);
+            let (cstart, mut cstop) = geom.chunk_region(coords);
+            // Only the part inside `src`: the rest of the chunk keeps the zeros it was made with.
+            for d in 0..cstart.len() {
+                cstop[d] = cstop[d].min(src.geom.shape[d] - offset[d]).max(cstart[d]);
+            }
+            if (0..cstart.len()).any(|d| cstop[d] == cstart[d]) {
+                return Ok(());
+            }
             let cshape: Vec<i64> = (0..cstart.len()).map(|d| cstop[d] - cstart[d]).collect();
             let sstart: Vec<i64> = (0..cstart.len()).map(|d| cstart[d] + offset[d]).collect();
             let sstop: Vec<i64> = (0..cstart.len()).map(|d| cstop[d] + offset[d]).collect();
@@ -738,8 +757,10 @@ impl<S: ChunkStore> Array<S> {
         }
         self.geom = new;
         self.update_meta()?;
-        // Cutting inside a chunk leaves the cut items in its padding; zero them so the chunk is
-        // what c-blosc2 writes for the remaining data and later growth exposes zeros.
+        // Cutting inside a chunk leaves the cut items in its padding; zero them (and only them:
+        // the padding that was never inside the array keeps what was written there, e.g. by
+        // b2nd_full, as in c-blosc2) so that later growth exposes zeros where the cut items
+        // were. c-blosc2 3.3.5 rewrites nothing here and re-exposes them.
         let cut_dims: Vec<usize> = (0..old.ndim())
             .filter(|d| {
                 new_shape[*d] < old.shape[*d]
@@ -760,8 +781,8 @@ impl<S: ChunkStore> Array<S> {
             }
             let nchunk = ravel(coords, &grid);
             self.read_chunk(nchunk, None, &mut data)?;
-            let packed = keep_valid_items(&geom, coords, &data)?;
-            let chunk = self.store.compress_chunk(&packed)?;
+            zero_cut_items(&old, &geom.shape, &cut_dims, coords, &mut data)?;
+            let chunk = self.store.compress_chunk(&data)?;
             self.store.update_chunk(nchunk, chunk)?;
             Ok(())
         })
@@ -1378,31 +1399,38 @@ fn ravel(coords: &[i64], grid: &[i64]) -> i64 {
     coords.iter().zip(&s).map(|(c, s)| c * s).sum()
 }
 
-/// A copy of chunk `coords`'s data with every item outside the array zeroed.
-fn keep_valid_items(g: &Geometry, coords: &[i64], data: &[u8]) -> Result<Vec<u8>> {
-    let (cstart, cstop) = g.chunk_region(coords);
-    let mut out = vec![0u8; data.len()];
-    let bn = g.block_nbytes();
-    for_each_block(g, coords, &cstart, &cstop, |p| {
-        let r = p.nblock * bn..(p.nblock + 1) * bn;
-        let s: Vec<i64> = (0..p.start.len())
-            .map(|d| p.start[d] - p.block_origin[d])
-            .collect();
-        let e: Vec<i64> = (0..p.start.len())
-            .map(|d| p.stop[d] - p.block_origin[d])
-            .collect();
-        copy_buffer(
-            g.typesize,
-            &data[r.clone()],
-            &g.blockshape,
-            &s,
-            &e,
-            &mut out[r],
-            &g.blockshape,
-            &s,
-        )
-    })?;
-    Ok(out)
+/// Zeroes, in the data of chunk `coords` (of geometry `old`), the items inside `old`'s shape
+/// that a shrink to `new_shape` along `cut_dims` cut off.
+fn zero_cut_items(
+    old: &Geometry,
+    new_shape: &[i64],
+    cut_dims: &[usize],
+    coords: &[i64],
+    data: &mut [u8],
+) -> Result<()> {
+    let (cstart, cstop) = old.chunk_region(coords);
+    let (ts, bn) = (old.typesize, old.block_nbytes());
+    let item_strides = strides(&old.blockshape);
+    for &d in cut_dims {
+        let mut start = cstart.clone();
+        start[d] = start[d].max(new_shape[d]);
+        if start[d] >= cstop[d] {
+            continue;
+        }
+        for_each_block(old, coords, &start, &cstop, |p| {
+            let ndim = p.start.len();
+            let shape: Vec<i64> = (0..ndim).map(|i| p.stop[i] - p.start[i]).collect();
+            for_each_index(&shape, |rel| {
+                let item: i64 = (0..ndim)
+                    .map(|i| (p.start[i] - p.block_origin[i] + rel[i]) * item_strides[i])
+                    .sum();
+                let at = p.nblock * bn + item as usize * ts;
+                data.get_mut(at..at + ts).ok_or(Error::Data)?.fill(0);
+                Ok(())
+            })
+        })?;
+    }
+    Ok(())
 }
 
 /// The metadata and geometry of the array `store` holds, after every check `Array::from_store`

@@ -15,7 +15,8 @@ pub struct Geometry {
     pub shape: Vec<i64>,
     /// Items of a chunk along each dimension.
     pub chunkshape: Vec<i64>,
-    /// Items of a block along each dimension (each no larger than the chunk's).
+    /// Items of a block along each dimension (a block larger than the chunk pads it to one
+    /// block, as c-blosc2 allows).
     pub blockshape: Vec<i64>,
     /// `shape` rounded up to whole chunks: the extent the chunk grid covers.
     pub extshape: Vec<i64>,
@@ -41,8 +42,9 @@ fn checked_product(v: &[i64]) -> Result<i64> {
 
 impl Geometry {
     /// Checks and builds the geometry. Rules: at most 16 dims, non-negative extents, a zero
-    /// chunk extent only for a zero shape extent, blocks no larger than chunks, no overflow,
-    /// and a padded chunk no larger than the maximum Blosc buffer.
+    /// chunk extent only for a zero shape extent, no overflow, and a padded chunk no larger
+    /// than the maximum Blosc buffer. A block extent above the chunk's is allowed (c-blosc2
+    /// 3.3.5 takes it): the chunk is then padded to one block along that dimension.
     pub fn new(
         shape: &[i64],
         chunkshape: &[i32],
@@ -60,7 +62,7 @@ impl Geometry {
         let mut extchunkshape = vec![0i64; ndim];
         for d in 0..ndim {
             let (s, c, b) = (shape[d], chunkshape[d] as i64, blockshape[d] as i64);
-            if s < 0 || c < 0 || b < 0 || b > c {
+            if s < 0 || c < 0 || b < 0 {
                 return Err(Error::InvalidParam);
             }
             if c == 0 {
@@ -81,6 +83,11 @@ impl Geometry {
         let blockshape: Vec<i64> = blockshape.iter().map(|b| *b as i64).collect();
         let chunknitems = checked_product(&chunkshape)?;
         let blocknitems = checked_product(&blockshape)?;
+        // A block a chunk header's i32 blocksize cannot state is a bad parameter (c-blosc2's
+        // code), before the chunk's size is looked at.
+        if blocknitems.saturating_mul(typesize as i64) > i32::MAX as i64 {
+            return Err(Error::InvalidParam);
+        }
         let extchunknitems = checked_product(&extchunkshape)?;
         let chunkbytes = extchunknitems
             .checked_mul(typesize as i64)
@@ -311,7 +318,9 @@ mod tests {
     #[test]
     fn bad_geometries() {
         assert!(Geometry::new(&[5], &[0], &[0], 1).is_err());
-        assert!(Geometry::new(&[5], &[2], &[3], 1).is_err());
+        // A block over the chunk pads the chunk to one block (c-blosc2 3.3.5's extchunkshape).
+        let g = Geometry::new(&[10], &[4], &[5], 4).unwrap();
+        assert_eq!((g.extchunkshape[0], g.extshape[0], g.nchunks()), (5, 12, 3));
         assert!(Geometry::new(&[5], &[2], &[0], 1).is_err());
         assert!(Geometry::new(&[-1], &[2], &[1], 1).is_err());
         assert!(Geometry::new(&[i64::MAX, 4], &[1, 1], &[1, 1], 1).is_err());

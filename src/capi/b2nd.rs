@@ -96,26 +96,48 @@ fn malloc_cstring(s: &str) -> Result<*mut c_char> {
 // ---------------------------------------------------------------------------------------------
 // Contexts
 
-/// The Rust side of a `b2nd_context_t *`: what `b2nd_create_ctx` was given, with the storage
-/// and compression parameters copied (the blocksize set to one block shape, as c-blosc2 does).
+/// Metalayers a context holds (`B2ND_MAX_METALAYERS`: one of the super-chunk's is `b2nd`).
+const MAX_CTX_METALAYERS: usize = crate::frame::header::MAX_METALAYERS - 1;
+
+/// What a `b2nd_context_t *` points at. b2nd.h keeps the struct opaque, but c-blosc2's own
+/// tests (and programs written like them) include its private header and read `ctx->ndim`,
+/// `ctx->shape`, ... (and c-blosc2's `b2nd_get_slice` / `b2nd_copy` rewrite `ndim` and
+/// `shape`), so the leading fields are c-blosc2 3.3.5's `struct b2nd_context_s`
+/// (blosc/context.h) field for field, and they are what the functions here read; the fields
+/// after them own what those point at.
+#[repr(C)]
 pub(crate) struct B2ndCtx {
-    /// The caller's storage with `cparams`/`dparams`/`urlpath` pointing into this context.
-    pub storage: blosc2_storage,
-    cparams: Box<blosc2_cparams>,
-    dparams: Option<Box<blosc2_dparams>>,
-    urlpath: Option<CString>,
-    pub ndim: usize,
+    /// Dimensions (`ndim`); the functions check it is in `0..=B2ND_MAX_DIM` before use.
+    pub ndim: i8,
     pub shape: [i64; MAX_DIM],
     pub chunkshape: [i32; MAX_DIM],
     pub blockshape: [i32; MAX_DIM],
-    pub dtype: String,
+    /// NUL-terminated, pointing into `dtype_owned`.
+    dtype: *mut c_char,
     pub dtype_format: i8,
-    pub metalayers: Vec<(String, Vec<u8>)>,
+    /// Points at `storage`.
+    b2_storage: *mut blosc2_storage,
+    /// Names and contents pointing into `metalayer_names` / `metalayer_contents`.
+    metalayers: [blosc2_metalayer; MAX_CTX_METALAYERS],
+    nmetalayers: i32,
+    // Owned by this context (not part of c-blosc2's struct).
+    /// The caller's storage with `cparams`/`dparams`/`urlpath` pointing into this context.
+    storage: blosc2_storage,
+    cparams: Box<blosc2_cparams>,
+    dparams: Option<Box<blosc2_dparams>>,
+    urlpath: Option<CString>,
+    dtype_owned: CString,
+    metalayer_names: Vec<CString>,
+    metalayer_contents: Vec<Vec<u8>>,
 }
 
 impl B2ndCtx {
     fn into_handle(self) -> *mut b2nd_context_s {
-        Box::into_raw(Box::new(self)).cast()
+        let raw = Box::into_raw(Box::new(self));
+        // SAFETY: `raw` is the live allocation just made; the pointers set here point into
+        // it and into its own heap fields, which stay put until it is freed.
+        unsafe { (*raw).fix_pointers() };
+        raw.cast()
     }
 
     /// # Safety
@@ -125,7 +147,7 @@ impl B2ndCtx {
         unsafe { h.cast::<B2ndCtx>().as_mut() }.ok_or(Error::NullPointer)
     }
 
-    /// Points `storage`'s fields at the copies this context owns.
+    /// Points the C-visible fields at the copies this context owns.
     fn fix_pointers(&mut self) {
         self.storage.cparams = &mut *self.cparams;
         self.storage.dparams = self
@@ -136,16 +158,45 @@ impl B2ndCtx {
             .urlpath
             .as_ref()
             .map_or(ptr::null_mut(), |u| u.as_ptr().cast_mut());
+        self.b2_storage = &mut self.storage;
+        self.dtype = self.dtype_owned.as_ptr().cast_mut();
+        for (i, (name, content)) in self
+            .metalayer_names
+            .iter()
+            .zip(&mut self.metalayer_contents)
+            .enumerate()
+        {
+            self.metalayers[i] = blosc2_metalayer {
+                name: name.as_ptr().cast_mut(),
+                content: content.as_mut_ptr(),
+                content_len: content.len() as i32,
+            };
+        }
+        self.nmetalayers = self.metalayer_names.len() as i32;
     }
 
-    pub(crate) fn shape(&self) -> &[i64] {
-        &self.shape[..self.ndim]
+    /// `ndim` as a dimension count (`InvalidParam` if a caller stored one out of range).
+    pub(crate) fn dims(&self) -> Result<usize> {
+        dims(self.ndim)
     }
-    pub(crate) fn chunkshape(&self) -> &[i32] {
-        &self.chunkshape[..self.ndim]
+
+    pub(crate) fn shape(&self) -> Result<&[i64]> {
+        Ok(&self.shape[..self.dims()?])
     }
-    pub(crate) fn blockshape(&self) -> &[i32] {
-        &self.blockshape[..self.ndim]
+    pub(crate) fn chunkshape(&self) -> Result<&[i32]> {
+        Ok(&self.chunkshape[..self.dims()?])
+    }
+    pub(crate) fn blockshape(&self) -> Result<&[i32]> {
+        Ok(&self.blockshape[..self.dims()?])
+    }
+
+    /// The metalayers as (name, content) pairs.
+    fn metalayers(&self) -> Vec<(String, Vec<u8>)> {
+        self.metalayer_names
+            .iter()
+            .zip(&self.metalayer_contents)
+            .map(|(n, c)| (n.to_string_lossy().into_owned(), c.clone()))
+            .collect()
     }
 }
 
@@ -181,8 +232,19 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             // SAFETY: plain function returning a struct.
             None => unsafe { blosc2_get_blosc2_cparams_defaults() },
         };
-        let blocknitems = blockshape.iter().fold(1i32, |a, b| a.wrapping_mul(*b));
-        cparams.blocksize = blocknitems.wrapping_mul(cparams.typesize);
+        // As c-blosc2 3.3.5: no negative block extent, a zero one only where the chunk's is
+        // zero, and a block (in bytes) that a header's i32 blocksize can state.
+        let mut block_bytes = i64::from(cparams.typesize);
+        for (b, c) in blockshape.iter().zip(chunkshape) {
+            if *b < 0 || (*b == 0 && *c != 0) {
+                return Err(Error::InvalidParam);
+            }
+            block_bytes = block_bytes.saturating_mul(i64::from(*b));
+        }
+        cparams.blocksize = i32::try_from(block_bytes)
+            .ok()
+            .filter(|b| *b >= 0)
+            .ok_or(Error::InvalidParam)?;
         let dparams = storage.and_then(|s| {
             // SAFETY: a storage's dparams is NULL or valid.
             unsafe { s.dparams.as_ref() }.copied()
@@ -201,7 +263,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
                 .to_string()
         };
         let nmeta = usize::try_from(nmetalayers.max(0)).map_err(|_| Error::InvalidParam)?;
-        if nmeta > crate::frame::header::MAX_METALAYERS {
+        if nmeta > MAX_CTX_METALAYERS {
             return Err(Error::InvalidParam);
         }
         // SAFETY: `nmetalayers` entries per the contract.
@@ -215,7 +277,27 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             let content = unsafe { in_items(m.content, len)? };
             copied.push((name.to_string(), content.to_vec()));
         }
+        let dtype_owned = CString::new(dtype).map_err(|_| Error::InvalidParam)?;
+        let mut metalayer_names = Vec::with_capacity(copied.len());
+        let mut metalayer_contents = Vec::with_capacity(copied.len());
+        for (name, content) in copied {
+            metalayer_names.push(CString::new(name).map_err(|_| Error::InvalidParam)?);
+            metalayer_contents.push(content);
+        }
         let mut ctx = B2ndCtx {
+            ndim,
+            shape: [0; MAX_DIM],
+            chunkshape: [0; MAX_DIM],
+            blockshape: [0; MAX_DIM],
+            dtype: ptr::null_mut(),
+            dtype_format,
+            b2_storage: ptr::null_mut(),
+            metalayers: std::array::from_fn(|_| blosc2_metalayer {
+                name: ptr::null_mut(),
+                content: ptr::null_mut(),
+                content_len: 0,
+            }),
+            nmetalayers: 0,
             storage: blosc2_storage {
                 contiguous: storage.is_some_and(|s| s.contiguous),
                 urlpath: ptr::null_mut(),
@@ -226,18 +308,13 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             cparams: Box::new(cparams),
             dparams: dparams.map(Box::new),
             urlpath,
-            ndim: n,
-            shape: [0; MAX_DIM],
-            chunkshape: [0; MAX_DIM],
-            blockshape: [0; MAX_DIM],
-            dtype,
-            dtype_format,
-            metalayers: copied,
+            dtype_owned,
+            metalayer_names,
+            metalayer_contents,
         };
         ctx.shape[..n].copy_from_slice(shape);
         ctx.chunkshape[..n].copy_from_slice(chunkshape);
         ctx.blockshape[..n].copy_from_slice(blockshape);
-        ctx.fix_pointers();
         Ok(ctx)
     };
     guard(
@@ -815,17 +892,18 @@ fn view_frame(a: &Array<Schunk>) -> Result<Schunk> {
 
 /// The core parameters of a context.
 fn params_of(ctx: &B2ndCtx) -> Result<Params<Storage>> {
-    // SAFETY: the context's storage points at its own live copies.
-    let storage = unsafe { storage_from_c(&ctx.storage) }?;
+    // SAFETY: `b2_storage` points at the context's own storage (or, if a caller repointed it
+    // as c-blosc2's struct allows, at theirs), whose pointers are NULL or live.
+    let storage = unsafe { storage_from_c(ctx.b2_storage) }?;
     Ok(Params {
         cparams: storage.cparams.clone(),
         dparams: storage.dparams.clone(),
-        shape: ctx.shape().to_vec(),
-        chunkshape: ctx.chunkshape().to_vec(),
-        blockshape: ctx.blockshape().to_vec(),
-        dtype: ctx.dtype.clone(),
+        shape: ctx.shape()?.to_vec(),
+        chunkshape: ctx.chunkshape()?.to_vec(),
+        blockshape: ctx.blockshape()?.to_vec(),
+        dtype: ctx.dtype_owned.to_string_lossy().into_owned(),
         dtype_format: ctx.dtype_format,
-        metalayers: ctx.metalayers.clone(),
+        metalayers: ctx.metalayers(),
         options: storage,
     })
 }
@@ -1434,7 +1512,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
             let n = ndim_of(src);
             let (start, stop) = (in_items(start, n)?, in_items(stop, n)?);
             // As c-blosc2 does, the context takes the slice's shape.
-            ctx.ndim = n;
+            ctx.ndim = n as i8;
             for d in 0..n {
                 ctx.shape[d] = stop[d].wrapping_sub(start[d]);
             }
@@ -1463,7 +1541,7 @@ pub unsafe extern "C" fn b2nd_copy(
         unsafe {
             let ctx = B2ndCtx::from_handle(ctx)?;
             let n = ndim_of(src);
-            ctx.ndim = n;
+            ctx.ndim = n as i8;
             let shape = (*src).shape;
             ctx.shape[..n].copy_from_slice(&shape[..n]);
             let params = params_of(ctx)?;

@@ -188,8 +188,19 @@ impl<'a> Chunk<'a> {
             },
             Special::Value => {
                 let hl = EXTENDED_HEADER_LENGTH;
-                let v = self.src.get(hl..hl + ts).ok_or(Error::ReadBuffer)?;
-                fill_pattern(out, v);
+                // Items wider than the typesize byte are written with typesize 1 and the whole
+                // item after the header (c-blosc2 3.3.5 reads it so too): the item is what
+                // follows the header.
+                let len = if ts == 1 {
+                    (self.header.cbytes as usize).saturating_sub(hl).max(1)
+                } else {
+                    ts
+                };
+                let v = self.src.get(hl..hl + len).ok_or(Error::ReadBuffer)?;
+                let phase = offset % len;
+                let head = out.len().min(len - phase);
+                out[..head].copy_from_slice(&v[phase..phase + head]);
+                fill_pattern(&mut out[head..], v);
             }
             Special::None => {
                 let start = self.header.header_len() + offset;
@@ -1039,6 +1050,15 @@ fn getitem_general(
     }
     let dst = &mut dst[..nbytes];
     if (h.special_raw() != 0 || h.memcpyed()) && dparams.postfilter.is_none() {
+        // c-blosc2 3.3.5's getitem fails on a repeated value wider than the header's typesize
+        // (written with typesize 1 and the whole item after the header), which its full
+        // decompression reads.
+        if h.special_raw() == Special::Value as u8
+            && h.typesize == 1
+            && h.cbytes as usize != EXTENDED_HEADER_LENGTH + 1
+        {
+            return Err(Error::Data);
+        }
         // Special values repeat every typesize bytes; start is a multiple of it.
         chunk.fill_plain(start, dst)?;
         return Ok(nbytes);

@@ -15,7 +15,7 @@ pub fn make(
     dst: &mut [u8],
 ) -> Result<usize> {
     let typesize = params.typesize;
-    if typesize <= 0 || typesize > MAX_TYPESIZE as i32 {
+    if typesize <= 0 || typesize > MAXBLOCKSIZE {
         return Err(Error::InvalidParam);
     }
     if nbytes < 0 || nbytes % typesize != 0 {
@@ -30,6 +30,11 @@ pub fn make(
 /// Writes a special chunk without `make`'s checks of the item size (the C layer checks what
 /// c-blosc2 checks, which writes NaN chunks of any typesize). Like c-blosc2, the header names
 /// no codec or filters and states the block size a compression of `nbytes` would use.
+///
+/// Items wider than the header's typesize byte (256 bytes up to `MAXBLOCKSIZE`, c-blosc2's
+/// limit) are written as c-blosc2 3.3.5 writes them: typesize byte 1, and for a repeated value
+/// the whole item after the header (`cbytes` = 32 + typesize), which is how a reader finds the
+/// item's width (see the decompressor's `fill_plain`).
 pub fn write(
     params: &CParams,
     kind: Special,
@@ -38,9 +43,14 @@ pub fn write(
     dst: &mut [u8],
 ) -> Result<usize> {
     let typesize = params.typesize;
-    if typesize <= 0 || typesize > MAX_TYPESIZE as i32 || nbytes < 0 {
+    if typesize <= 0 || typesize > MAXBLOCKSIZE || nbytes < 0 {
         return Err(Error::InvalidParam);
     }
+    let header_typesize = if typesize > MAX_TYPESIZE as i32 {
+        1
+    } else {
+        typesize as u8
+    };
     let len = EXTENDED_HEADER_LENGTH
         + if kind == Special::Value {
             typesize as usize
@@ -54,7 +64,7 @@ pub fn write(
         version: VERSION_FORMAT_STABLE,
         versionlz: 1,
         flags: DOSHUFFLE | DOBITSHUFFLE,
-        typesize: typesize as u8,
+        typesize: header_typesize,
         nbytes,
         blocksize: compute_blocksize(
             params.compcode,
