@@ -239,6 +239,46 @@ static void contexts(void) {
   free(d);
 }
 
+/* A': a b2nd view's super-chunk shows its base's chunks: data[] and chunk reads. */
+static void views(void) {
+  for (int contiguous = 0; contiguous < 2; contiguous++) {
+    int64_t shape[2] = {6, 6};
+    int32_t cs[2] = {6, 6};
+    int32_t bs[2] = {3, 3};
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 8;
+    blosc2_storage st = {.contiguous = contiguous, .cparams = &cp};
+    b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, cs, bs, NULL, 0, NULL, 0);
+    double d[36];
+    for (int i = 0; i < 36; i++) d[i] = i;
+    b2nd_array_t *a, *v, *sq;
+    b2nd_from_cbuffer(ctx, &a, d, sizeof d);
+    bool axis[3] = {true, false, false};
+    int rc = b2nd_expand_dims(a, &v, axis, 3);
+    printf("view (contiguous %d): %d, view sc is base sc %d, same data %d, view flag %d\n",
+           contiguous, rc, v->sc == a->sc, v->sc->data == a->sc->data, v->sc->view);
+    uint8_t *c;
+    bool nf;
+    rc = blosc2_schunk_get_chunk(v->sc, 0, &c, &nf);
+    printf("view get_chunk %d\n", rc);
+    if (rc > 0 && nf) free(c);
+    rc = blosc2_schunk_get_lazychunk(v->sc, 0, &c, &nf);
+    printf("view get_lazychunk %d\n", rc);
+    if (rc > 0 && nf) free(c);
+    double out[36];
+    rc = blosc2_schunk_decompress_chunk(v->sc, 0, out, sizeof out);
+    printf("view decompress_chunk %d out[7]=%g\n", rc, out[7]);
+    rc = blosc2_schunk_get_chunk(v->sc, 1, &c, &nf);
+    printf("view get_chunk(1) %d\n", rc);
+    rc = b2nd_squeeze(v, &sq);
+    printf("squeeze %d same data %d\n", rc, sq->sc->data == a->sc->data);
+    b2nd_free(sq);
+    b2nd_free(v);
+    b2nd_free(a);
+    b2nd_free_ctx(ctx);
+  }
+}
+
 /* D: concurrent appends to one b2nd array under BLOSC_LOCKING, python-blosc2's way. */
 #define WRITERS 4
 #define ROUNDS 4
@@ -319,6 +359,7 @@ int main(void) {
   blosc2_init();
   fields();
   contexts();
+  views();
   concurrent_appends();
   blosc2_destroy();
   rmdir(dir);

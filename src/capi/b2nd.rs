@@ -19,7 +19,7 @@ use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
     blosc2_schunk_open_offset, blosc2_schunk_refresh, blosc2_schunk_to_buffer, schunk_into_c,
-    schunk_mut, schunk_ref, storage_from_c, sync_mirror,
+    schunk_mut, schunk_ref, set_chunk_source, storage_from_c, sync_mirror,
 };
 use crate::capi::types::*;
 use crate::frame::lock::LockGuard;
@@ -735,6 +735,7 @@ unsafe fn with_array<R>(
             // As c-blosc2: the view's super-chunk points at its base's chunk pointers (the
             // view's handle neither fills nor frees them).
             (*sc).data = (*data_sc).data;
+            set_chunk_source(sc, data_sc);
             (*sc).data_len = (*data_sc).data_len;
             (*sc).nchunks = (*data_sc).nchunks;
             (*sc).chunksize = (*data_sc).chunksize;

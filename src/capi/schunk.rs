@@ -63,6 +63,10 @@ pub(crate) struct SchunkHandle {
     /// the client put there, which the super-chunk adopts at the next call.
     cctx_id: AtomicU64,
     dctx_id: AtomicU64,
+    /// For a b2nd view's super-chunk: its base's, whose chunks the view's chunk reads
+    /// (get_chunk, get_lazychunk, decompress_chunk) return, as c-blosc2's view super-chunk
+    /// points at its base's chunks. NULL otherwise. The view keeps its base alive.
+    chunk_source: *mut blosc2_schunk,
 }
 
 // ----- malloc'd metalayer entries -----------------------------------------------------------
@@ -501,6 +505,30 @@ unsafe fn handle_mut<'a>(p: *mut blosc2_schunk) -> Option<&'a mut SchunkHandle> 
     let h = unsafe { p.cast::<SchunkHandle>().as_mut() }?;
     h.take_client_writes();
     Some(h)
+}
+
+/// Makes the chunk reads of `view` (a b2nd view's super-chunk) read `base`'s chunks.
+///
+/// # Safety
+/// Both are live handles of ours; `base` outlives `view`.
+pub(crate) unsafe fn set_chunk_source(view: *mut blosc2_schunk, base: *mut blosc2_schunk) {
+    // SAFETY: forwarded contract (a plain field write, no client fields taken in).
+    if let Some(h) = unsafe { view.cast::<SchunkHandle>().as_mut() } {
+        h.chunk_source = base;
+    }
+}
+
+/// The super-chunk whose chunks a chunk read on `p` reads: `p`'s base when `p` is a b2nd view's
+/// super-chunk, `p` itself otherwise.
+///
+/// # Safety
+/// `p` is NULL or a live handle.
+unsafe fn chunk_source(p: *mut blosc2_schunk) -> *mut blosc2_schunk {
+    // SAFETY: forwarded contract.
+    match unsafe { p.cast::<SchunkHandle>().as_ref() } {
+        Some(h) if !h.chunk_source.is_null() => h.chunk_source,
+        _ => p,
+    }
 }
 
 /// The Rust super-chunk behind a `blosc2_schunk *` (None for NULL).
@@ -1116,6 +1144,8 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     dest: *mut c_void,
     nbytes: i32,
 ) -> c_int {
+    // SAFETY: schunk is NULL or live per the API.
+    let schunk = unsafe { chunk_source(schunk) };
     run(|| {
         if dest.is_null() || nbytes < 0 {
             // SAFETY: schunk is NULL or live per the API.
@@ -1146,6 +1176,8 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
+    // SAFETY: schunk is NULL or live per the API.
+    let schunk = unsafe { chunk_source(schunk) };
     run(|| {
         // SAFETY: schunk is NULL or live per the API; outputs are NULL or writable.
         unsafe {
@@ -1165,6 +1197,8 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
+    // SAFETY: schunk is NULL or live per the API.
+    let schunk = unsafe { chunk_source(schunk) };
     run(|| {
         // SAFETY: schunk is NULL or live per the API; outputs are NULL or writable.
         unsafe {
