@@ -162,6 +162,16 @@ impl UserCodec for Zfp {
         let Ok(typesize) = usize::try_from(p.typesize) else {
             return Error::Failure.code();
         };
+        // A split stream (BLOSC_ALWAYS_SPLIT) holds one byte of each item: zfp cannot code it,
+        // and c-blosc2 ends up storing such a chunk uncompressed; 0 does the same here.
+        let block_bytes = layout
+            .blockshape
+            .iter()
+            .try_fold(typesize, |n, &d| n.checked_mul(usize::try_from(d).ok()?));
+        if block_bytes.is_some_and(|n| n != src.len()) && p.splitmode == super::params::ALWAYS_SPLIT
+        {
+            return 0;
+        }
         let mode = (self.mode)(meta);
         // 0 (not smaller than the input) has the chunk engine store the block raw.
         codec_result(zfp::compress(mode, &layout.blockshape, typesize, src, dst))
