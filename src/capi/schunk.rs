@@ -1267,6 +1267,9 @@ fn slice_chunks(s: &Schunk, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
         .map(crate::b2nd::meta::deserialize)
         .transpose()?;
     match meta {
+        // c-blosc2 answers no chunks for a super-chunk without any, whatever its chunksize
+        // (-1 until the first chunk, or that of chunks since deleted).
+        None if s.nchunks() == 0 => Ok(Vec::new()),
         None => {
             let (ts, cs) = (s.typesize() as i64, s.chunksize() as i64);
             if cs <= 0 {
