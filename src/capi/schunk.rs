@@ -472,8 +472,10 @@ impl SchunkHandle {
         };
         cp.filters = src.filters;
         cp.filters_meta = src.filters_meta;
-        // c-blosc2 leaves splitmode 0 here, which its frames record as the default mode.
-        cp.splitmode = cparams_to_c(&Default::default()).splitmode;
+        // c-blosc2 takes these from its compression context too (the frames of copies,
+        // to_buffer and to_file record them).
+        cp.splitmode = src.splitmode;
+        cp.compcode_meta = src.compcode_meta;
         cp.schunk = at.cast();
         cparams_from_c(&cp)
     }
