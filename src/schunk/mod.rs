@@ -617,7 +617,17 @@ impl Schunk {
         match &self.chunks {
             Chunks::Frame(f) if maskout.is_none() => {
                 self.index(nchunk)?;
-                f.with_chunk(nchunk, decode)
+                f.with_chunk(nchunk, |chunk| {
+                    // c-blosc2 checks a frame's chunk against the size its header gives first:
+                    // a shorter one (an sframe chunk file cut short) is invalid data.
+                    let cbytes = chunk
+                        .get(12..16)
+                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                    if cbytes.is_some_and(|c| (chunk.len() as i64) < i64::from(c)) {
+                        return Err(Error::Data);
+                    }
+                    decode(chunk)
+                })
             }
             _ if maskout.is_some() => decode(&self.get_lazychunk(nchunk)?),
             _ => decode(&self.get_chunk(nchunk)?),
