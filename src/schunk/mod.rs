@@ -661,12 +661,14 @@ impl Schunk {
     /// Appends a copy of `chunk`; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
         let _held = self.hold(true)?;
+        self.check_chunk_kind(chunk, Error::ChunkAppend)?;
         self.insert_at(self.nchunks(), Cow::Borrowed(chunk))
     }
 
     /// Appends `chunk`, taking ownership (no copy for in-memory lists).
     pub fn append_chunk_owned(&mut self, chunk: Vec<u8>) -> Result<i64> {
         let _held = self.hold(true)?;
+        self.check_chunk_kind(&chunk, Error::ChunkAppend)?;
         self.insert_at(self.nchunks(), Cow::Owned(chunk))
     }
 
@@ -676,7 +678,19 @@ impl Schunk {
         if nchunk < 0 || nchunk > self.nchunks() {
             return Err(Error::InvalidParam);
         }
+        self.check_chunk_kind(chunk, Error::ChunkInsert)?;
         self.insert_at(nchunk, Cow::Borrowed(chunk))
+    }
+
+    /// As in c-blosc2, the chunks of a super-chunk are all VL-block chunks or all regular ones
+    /// (its `flags2`, set by the first): once it has chunks, one of the other kind is refused
+    /// with `refused`, the error of the operation.
+    fn check_chunk_kind(&self, chunk: &[u8], refused: Error) -> Result<()> {
+        let vl = ChunkHeader::parse(chunk)?.blosc2_flags2 & VL_BLOCKS;
+        if self.nchunks() > 0 && vl != self.flags2 & VL_BLOCKS {
+            return Err(refused);
+        }
+        Ok(())
     }
 
     /// Checks a chunk to add and returns (nbytes, cbytes) of it.
@@ -774,6 +788,7 @@ impl Schunk {
         let _held = self.hold(true)?;
         let i = self.index(nchunk)?;
         let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
+        self.check_chunk_kind(chunk, Error::ChunkUpdate)?;
         let chunk = &chunk[..cbytes as usize];
         let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
         let old = self.get_chunk(nchunk)?;
