@@ -1184,13 +1184,15 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
     nblocks: *mut i32,
 ) -> c_int {
     run(|| {
+        // c-blosc2 takes a missing source or output for an invalid parameter.
+        if src.is_null() || nblocks.is_null() {
+            return Err(Error::InvalidParam);
+        }
         // SAFETY: src holds srcsize bytes, per the API.
         let src = unsafe { in_bytes(src, srcsize as i64) }?;
         let n = vlblocks::nblocks(src)?;
-        if !nblocks.is_null() {
-            // SAFETY: non-NULL and writable, per the API.
-            unsafe { *nblocks = n };
-        }
+        // SAFETY: checked non-NULL, writable per the API.
+        unsafe { *nblocks = n };
         Ok(0)
     })
 }
@@ -1213,7 +1215,12 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
         if dest.is_null() || destsize.is_null() {
             return Err(Error::NullPointer);
         }
-        let block = vlblocks::decompress_block(decompressor.params(), src, nblock)?;
+        let lazy = ctx
+            .lazy_blocks
+            .as_deref()
+            .map(|l| l as &dyn decompress::LazyBlocks);
+        let block =
+            vlblocks::decompress_block_maybe_lazy(decompressor.params(), src, nblock, lazy)?;
         let n = len_of(block.len())?;
         let p = malloc_copy(&block)?;
         // SAFETY: both outputs are non-NULL and writable, per the API.

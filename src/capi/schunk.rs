@@ -641,8 +641,10 @@ impl SchunkHandle {
         };
         cp.filters = src.filters;
         cp.filters_meta = src.filters_meta;
-        // c-blosc2 leaves splitmode 0 here, which its frames record as the default mode.
-        cp.splitmode = cparams_to_c(&Default::default()).splitmode;
+        // c-blosc2 takes these from its compression context too (the frames of copies,
+        // to_buffer and to_file record them).
+        cp.splitmode = src.splitmode;
+        cp.compcode_meta = src.compcode_meta;
         cp.schunk = at.cast();
         cparams_from_c(&cp)
     }
@@ -1442,6 +1444,9 @@ fn slice_chunks(s: &Schunk, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
         .map(crate::b2nd::meta::deserialize)
         .transpose()?;
     match meta {
+        // c-blosc2 answers no chunks for a super-chunk without any, whatever its chunksize
+        // (-1 until the first chunk, or that of chunks since deleted).
+        None if s.nchunks() == 0 => Ok(Vec::new()),
         None => {
             let (ts, cs) = (s.typesize() as i64, s.chunksize() as i64);
             if cs <= 0 {

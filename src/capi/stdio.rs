@@ -262,6 +262,15 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
         }
         m.urlpath = libc::strdup(urlpath);
     }
+    // c-blosc2 says so on stderr when BLOSC_INFO is set (python-blosc2's tests read it).
+    if std::env::var_os("BLOSC_INFO").is_some() {
+        // SAFETY: urlpath checked non-NULL, a C string per the API.
+        let path = unsafe { std::ffi::CStr::from_ptr(urlpath) }.to_string_lossy();
+        eprintln!(
+            "[INFO] - Opened memory-mapped file {path} in mode {mode} with an mapping size of {} bytes.",
+            m.mapping_size
+        );
+    }
     params
 }
 

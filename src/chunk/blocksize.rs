@@ -59,19 +59,56 @@ pub fn compute_blocksize(
     splitmode: i32,
     filter_flags: u8,
 ) -> i32 {
+    choose_blocksize(
+        compcode,
+        clevel,
+        typesize,
+        nbytes,
+        user_blocksize,
+        splitmode,
+        filter_flags,
+    )
+    .0
+}
+
+/// [`compute_blocksize`], and (but for a buffer smaller than one item) whether c-blosc2's
+/// automatic tuner finds that blocks of that size split: it reports both under `BLOSC_INFO`.
+pub fn choose_blocksize(
+    compcode: u8,
+    clevel: u8,
+    typesize: i32,
+    nbytes: i32,
+    user_blocksize: i32,
+    splitmode: i32,
+    filter_flags: u8,
+) -> (i32, Option<bool>) {
     if user_blocksize != 0 {
         // c-blosc2 3.3.5 records a forced block size as it is, only capped at a non-empty
         // buffer's size (its blocks are cut at `layout_blocksize` of it).
-        return if nbytes > 0 && user_blocksize > nbytes {
+        let forced = if nbytes > 0 && user_blocksize > nbytes {
             nbytes
         } else {
             user_blocksize
         };
+        // c-blosc2's tuner reports a forced size too (unless the buffer is smaller than one
+        // item), with whether that size would split.
+        let split = (nbytes >= typesize).then(|| {
+            split_block(
+                splitmode,
+                compcode,
+                clevel,
+                filter_flags,
+                typesize,
+                user_blocksize,
+            )
+        });
+        return (forced, split);
     }
     if nbytes < typesize {
-        return 1;
+        return (1, None);
     }
     let mut blocksize = nbytes;
+    let split;
     {
         if nbytes >= L1 {
             blocksize = L1;
@@ -94,16 +131,15 @@ pub fn compute_blocksize(
                 }
             };
         }
-        if clevel > 0
-            && split_block(
-                splitmode,
-                compcode,
-                clevel,
-                filter_flags,
-                typesize,
-                blocksize,
-            )
-        {
+        split = split_block(
+            splitmode,
+            compcode,
+            clevel,
+            filter_flags,
+            typesize,
+            blocksize,
+        );
+        if clevel > 0 && split {
             blocksize = match clevel {
                 1..=3 => 32 * 1024,
                 4..=6 => 64 * 1024,
@@ -121,5 +157,5 @@ pub fn compute_blocksize(
     if blocksize > typesize {
         blocksize = blocksize / typesize * typesize;
     }
-    blocksize
+    (blocksize, Some(split))
 }

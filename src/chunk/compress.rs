@@ -1,6 +1,6 @@
 //! Chunk compression: header, block starts, optional dictionary, and per-block streams.
 
-use super::blocksize::{compute_blocksize, layout_blocksize, split_block};
+use super::blocksize::{choose_blocksize, layout_blocksize, split_block};
 use super::copy::{copy_blocks, copy_bytes};
 use super::header::*;
 use super::params::{BlockInfo, CParams};
@@ -262,7 +262,7 @@ pub(crate) fn compress(
     let filter_flags = flags_from_filters(&params.filters);
     // c-blosc2 sizes blocks with the caller's typesize and only then falls back to 1 for a
     // typesize the header cannot hold.
-    let blocksize = compute_blocksize(
+    let (blocksize, split) = choose_blocksize(
         params.compcode,
         params.clevel,
         params.typesize.max(1),
@@ -271,11 +271,26 @@ pub(crate) fn compress(
         params.splitmode,
         filter_flags,
     );
+
     // A forced block size that is not a multiple of the typesize: blocks are cut at its rounded
     // value, which a compressed chunk's header records (c-blosc2 records the caller's value
     // there and cannot read such a chunk back); a plain copy keeps the caller's value, as
     // c-blosc2 writes it.
     let layout = layout_blocksize(blocksize, params.typesize.max(1));
+    // c-blosc2's automatic tuner (the one without a user tuner) says what it chose on stderr
+    // when BLOSC_INFO is set, at every compression.
+    if let (Some(split), None) = (split, &params.tuner) {
+        if std::env::var_os("BLOSC_INFO").is_some() {
+            eprintln!(
+                "[INFO] - compcode: {}, clevel: {}, blocksize: {}, splitmode: {}, typesize: {}",
+                params.compcode,
+                params.clevel,
+                layout,
+                i32::from(split),
+                params.typesize
+            );
+        }
+    }
     let bs = layout.max(1) as usize;
     let nblocks = src.len().div_ceil(bs);
     let leftover = src.len() % bs;

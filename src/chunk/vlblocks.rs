@@ -3,7 +3,7 @@
 //! holds the number of blocks and each stream's size field the block's *uncompressed* size.
 
 use super::compress::{MAXDICTSIZE, MINUSEFULDICT};
-use super::decompress::Chunk;
+use super::decompress::{Chunk, LazyBlocks};
 use super::header::*;
 use super::params::{CParams, DParams};
 use super::pipeline::{self, Backward, Loc};
@@ -212,6 +212,35 @@ pub fn decompress_block(dparams: &DParams, src: &[u8], nblock: i32) -> Result<Ve
     let mut out = vec![0u8; size];
     decode_into(dparams, &chunk, nblock as usize, &mut out)?;
     Ok(out)
+}
+
+/// Decompresses one block of a VL-block chunk that may be a lazy one (from
+/// `blosc2_schunk_get_lazychunk` of a super-chunk on disk: header, block starts and where the
+/// chunk is): a lazy chunk is read through `lazy`, its super-chunk's frame, as c-blosc2 reads
+/// it through the context's super-chunk; without one it is an invalid parameter.
+pub fn decompress_block_maybe_lazy(
+    dparams: &DParams,
+    src: &[u8],
+    nblock: i32,
+    lazy: Option<&dyn LazyBlocks>,
+) -> Result<Vec<u8>> {
+    let h = ChunkHeader::parse(src)?;
+    if !h.is_lazy() {
+        return decompress_block(dparams, src, nblock);
+    }
+    if !h.is_vl_blocks() {
+        return Err(Error::InvalidParam);
+    }
+    let reader = lazy.ok_or(Error::InvalidParam)?;
+    let (nblocks, _) = h.nblocks_leftover();
+    // The lazy chunk's trailer: the chunk's number and its position in the frame.
+    let at = EXTENDED_HEADER_LENGTH + 4 * nblocks;
+    let trailer = src.get(at..at + 12).ok_or(Error::ReadBuffer)?;
+    let nchunk = i32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    let mut position = [0u8; 8];
+    position.copy_from_slice(&trailer[4..12]);
+    let whole = reader.read_block(nchunk, i64::from_le_bytes(position), 0, h.cbytes)?;
+    decompress_block(dparams, &whole, nblock)
 }
 
 /// Decompresses every block of a VL-block chunk into separate buffers.

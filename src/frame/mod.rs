@@ -17,7 +17,7 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH};
+use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MIN_HEADER_LENGTH};
 use crate::chunk::scratch::reuse;
 use crate::chunk::{CParams, ChunkHeader};
 use crate::{Error, Result};
@@ -446,23 +446,29 @@ impl Frame {
         }
         match &self.backing {
             Backing::Sparse { dir, .. } => {
+                // c-blosc2 hands an sframe chunk file out whole, whatever its header says (the
+                // bytes are checked when decompressed); only a file shorter than the smallest
+                // chunk header is a read failure.
                 let store = self
                     .io
                     .open(&sframe_chunk_path(dir, offset), OpenMode::Read)?;
                 let size = store.size()?;
-                let mut head = [0u8; EXTENDED_HEADER_LENGTH];
-                let head_len = EXTENDED_HEADER_LENGTH.min(size as usize);
-                read_exact_at(&*store, 0, &mut head[..head_len])?;
-                let h = ChunkHeader::parse(&head[..head_len])?;
-                if (h.cbytes as u64) > size {
-                    return Err(Error::ReadBuffer);
+                if size < MIN_HEADER_LENGTH as u64 {
+                    return Err(Error::FileRead);
                 }
+                let len = usize::try_from(size)
+                    .ok()
+                    .filter(|&l| i32::try_from(l).is_ok())
+                    .ok_or(Error::FileRead)?;
+                let mut head = [0u8; EXTENDED_HEADER_LENGTH];
+                let head_len = EXTENDED_HEADER_LENGTH.min(len);
+                read_exact_at(&*store, 0, &mut head[..head_len])?;
                 Ok(Located::Disk(DiskChunk {
                     file: Some(store),
                     pos: 0,
                     head,
                     head_len,
-                    len: h.cbytes as usize,
+                    len,
                 }))
             }
             Backing::Contiguous {
@@ -620,8 +626,17 @@ impl Frame {
         }
         // A chunk must lie inside its file, and a memcpyed one holds its nbytes: that bounds the
         // block count (and the lazy chunk built below) by the file's size, whatever a damaged
-        // header claims (a 141 KB frame once asked for 16 GiB of block sizes here).
-        let end = pos.checked_add(h.cbytes as u64).ok_or(Error::FileRead)?;
+        // header claims (a 141 KB frame once asked for 16 GiB of block sizes here). An sframe
+        // chunk file need only hold what the lazy chunk takes of it, its header and block
+        // starts, as c-blosc2 reads no more (the blocks fail when decompressed); those bound
+        // the block count as well.
+        let needed = if self.is_sparse() {
+            let starts = if h.memcpyed() { 0 } else { 4 * nblocks as u64 };
+            EXTENDED_HEADER_LENGTH as u64 + starts
+        } else {
+            h.cbytes as u64
+        };
+        let end = pos.checked_add(needed).ok_or(Error::FileRead)?;
         if end > store.size()? {
             return Err(Error::FileRead);
         }

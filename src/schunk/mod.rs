@@ -730,7 +730,17 @@ impl Schunk {
         match &self.chunks {
             Chunks::Frame(f) if maskout.is_none() => {
                 self.index(nchunk)?;
-                f.with_chunk(nchunk, decode)
+                f.with_chunk(nchunk, |chunk| {
+                    // c-blosc2 checks a frame's chunk against the size its header gives first:
+                    // a shorter one (an sframe chunk file cut short) is invalid data.
+                    let cbytes = chunk
+                        .get(12..16)
+                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                    if cbytes.is_some_and(|c| (chunk.len() as i64) < i64::from(c)) {
+                        return Err(Error::Data);
+                    }
+                    decode(chunk)
+                })
             }
             _ if maskout.is_some() => decode(&self.get_lazychunk(nchunk)?),
             _ => decode(&self.get_chunk(nchunk)?),
@@ -765,12 +775,14 @@ impl Schunk {
     /// Appends a copy of `chunk`; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
         let _held = self.hold(true)?;
+        self.check_chunk_kind(chunk, Error::ChunkAppend)?;
         self.insert_at(self.nchunks(), Cow::Borrowed(chunk))
     }
 
     /// Appends `chunk`, taking ownership (no copy for in-memory lists).
     pub fn append_chunk_owned(&mut self, chunk: Vec<u8>) -> Result<i64> {
         let _held = self.hold(true)?;
+        self.check_chunk_kind(&chunk, Error::ChunkAppend)?;
         self.insert_at(self.nchunks(), Cow::Owned(chunk))
     }
 
@@ -780,7 +792,19 @@ impl Schunk {
         if nchunk < 0 || nchunk > self.nchunks() {
             return Err(Error::InvalidParam);
         }
+        self.check_chunk_kind(chunk, Error::ChunkInsert)?;
         self.insert_at(nchunk, Cow::Borrowed(chunk))
+    }
+
+    /// As in c-blosc2, the chunks of a super-chunk are all VL-block chunks or all regular ones
+    /// (its `flags2`, set by the first): once it has chunks, one of the other kind is refused
+    /// with `refused`, the error of the operation.
+    fn check_chunk_kind(&self, chunk: &[u8], refused: Error) -> Result<()> {
+        let vl = ChunkHeader::parse(chunk)?.blosc2_flags2 & VL_BLOCKS;
+        if self.nchunks() > 0 && vl != self.flags2 & VL_BLOCKS {
+            return Err(refused);
+        }
+        Ok(())
     }
 
     /// Checks a chunk to add and returns (nbytes, cbytes) of it.
@@ -879,6 +903,7 @@ impl Schunk {
         let _held = self.hold(true)?;
         let i = self.index(nchunk)?;
         let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
+        self.check_chunk_kind(chunk, Error::ChunkUpdate)?;
         let chunk = &chunk[..cbytes as usize];
         let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
         let old = self.get_chunk(nchunk)?;
