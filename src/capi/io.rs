@@ -180,47 +180,86 @@ unsafe impl Send for CallbackIo {}
 unsafe impl Sync for CallbackIo {}
 
 impl Io for CallbackIo {
+    /// Opens nothing for long: as c-blosc2 does with user backends, every operation on the
+    /// store opens the file, does its reads or writes and closes it again, so nothing the
+    /// library wrote stays buffered in the backend between calls (another handle opening the
+    /// same frame through the backend sees it whole). Here the file is opened once to check
+    /// it can be (and, for `Create`/`Append`, to create it) and closed at once.
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
-        if mode == OpenMode::Create {
-            // The core reads back what it writes through the same store, and "wb" streams are
-            // write-only: create the file, then keep it open for reading and writing.
-            drop(self.open_mode(path, OpenMode::Create)?);
-            return self.open_mode(path, OpenMode::ReadWrite);
-        }
-        self.open_mode(path, mode)
+        let path =
+            CString::new(path.to_string_lossy().as_bytes()).map_err(|_| Error::InvalidParam)?;
+        let store = CallbackStore {
+            cb: self.cb,
+            params: self.params,
+            path,
+            // Later writes go to the existing file: "wb" would truncate it, "ab" ignore the
+            // position.
+            write_mode: match mode {
+                OpenMode::Read => OpenMode::Read,
+                _ => OpenMode::ReadWrite,
+            },
+        };
+        drop(store.open(mode)?);
+        Ok(Box::new(store))
     }
 }
 
-impl CallbackIo {
-    fn open_mode(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
+/// A file of a user backend, opened around each operation.
+struct CallbackStore {
+    cb: blosc2_io_cb,
+    params: *mut c_void,
+    path: CString,
+    /// How writes and truncations open it (`Read` for a store opened read-only, whose
+    /// writes the backend then refuses).
+    write_mode: OpenMode,
+}
+
+// SAFETY: see CallbackIo.
+unsafe impl Send for CallbackStore {}
+// SAFETY: see CallbackIo.
+unsafe impl Sync for CallbackStore {}
+
+impl CallbackStore {
+    fn open(&self, mode: OpenMode) -> Result<CallbackStream> {
         let open = self.cb.open.ok_or(Error::PluginIo)?;
-        let cpath =
-            CString::new(path.to_string_lossy().as_bytes()).map_err(|_| Error::InvalidParam)?;
         let cmode = CString::new(mode.as_c_mode()).map_err(|_| Error::InvalidParam)?;
         // SAFETY: the callback's contract: two C strings and the caller's params.
-        let stream = unsafe { open(cpath.as_ptr(), cmode.as_ptr(), self.params) };
+        let stream = unsafe { open(self.path.as_ptr(), cmode.as_ptr(), self.params) };
         if stream.is_null() {
             return Err(Error::FileOpen);
         }
-        Ok(Box::new(CallbackStream {
+        Ok(CallbackStream {
             cb: self.cb,
             stream,
-        }))
+        })
     }
 }
 
-/// A stream opened by a user backend; closed when dropped.
+impl ByteStore for CallbackStore {
+    fn size(&self) -> Result<u64> {
+        self.open(OpenMode::Read)?.size()
+    }
+
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
+        self.open(OpenMode::Read)?.read_at(pos, buf)
+    }
+
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        self.open(self.write_mode)?.write_at(pos, data)
+    }
+
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        self.open(self.write_mode)?.truncate(len)
+    }
+}
+
+/// A stream opened by a user backend for one operation; closed when dropped.
 struct CallbackStream {
     cb: blosc2_io_cb,
     stream: *mut c_void,
 }
 
-// SAFETY: see CallbackIo.
-unsafe impl Send for CallbackStream {}
-// SAFETY: see CallbackIo.
-unsafe impl Sync for CallbackStream {}
-
-impl ByteStore for CallbackStream {
+impl CallbackStream {
     fn size(&self) -> Result<u64> {
         let size = self.cb.size.ok_or(Error::PluginIo)?;
         // SAFETY: a stream from this backend's open.
