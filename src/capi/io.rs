@@ -79,6 +79,11 @@ fn lookup(id: u8) -> Option<*mut blosc2_io_cb> {
     reg.iter().map(|e| e.0).find(|&p| unsafe { (*p).id } == id)
 }
 
+/// Registers a user I/O backend: a copy of `*io` is kept for the life of the process, so the
+/// caller's struct may go away. Its `id` must be at least `BLOSC2_IO_REGISTERED` (lower ids are
+/// the library's own backends); registering an id again is accepted and changes nothing. Returns
+/// 0, BLOSC2_ERROR_INVALID_PARAM for a NULL `io`, or BLOSC2_ERROR_FAILURE for a reserved id or a
+/// full registry.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int {
     guard(
@@ -109,6 +114,9 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
     )
 }
 
+/// The registered I/O backend with identifier `id` (the built-in filesystem and memory-mapped
+/// ones included), or NULL when none has that id. The returned struct belongs to the library and
+/// stays valid for the life of the process; do not free it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
     guard(

@@ -63,6 +63,10 @@ fn malloc_string(s: &str) -> *mut c_char {
     }
 }
 
+/// Initialises the library's global state (the settings of the global compression functions and
+/// the tuner registry). Call it once before the other functions; calling it again while the
+/// library is initialised does nothing. The global compression functions initialise the library
+/// themselves when needed.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_init() {
     guard((), init_library)
@@ -77,6 +81,9 @@ pub(crate) fn init_library() {
     global::init();
 }
 
+/// Marks the library uninitialised (the global settings keep their values, as in c-blosc2).
+/// Contexts and super-chunks the program still holds stay valid and must still be freed by the
+/// program; a later `blosc2_init` starts the tuner registry over.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_destroy() {
     guard((), global::destroy)
@@ -88,11 +95,15 @@ pub unsafe extern "C" fn blosc2_free_resources() -> c_int {
     0
 }
 
+/// The version of the c-blosc2 API this library implements ("3.3.5"). The string is static: do
+/// not free or modify it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_version_string() -> *const c_char {
     c"3.3.5".as_ptr()
 }
 
+/// The names of the built-in codecs, separated by commas (e.g. "blosclz,lz4,lz4hc,zlib,zstd").
+/// The string is static: do not free or modify it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_list_compressors() -> *const c_char {
     static LIST: OnceLock<CString> = OnceLock::new();
@@ -100,6 +111,10 @@ pub unsafe extern "C" fn blosc2_list_compressors() -> *const c_char {
         .as_ptr()
 }
 
+/// Looks up the name of codec `compcode` (a built-in, a known plugin or a registered codec).
+/// When `compname` is not NULL, `*compname` receives the name (a static string owned by the
+/// library; do not free it) or NULL for an unknown code. Returns `compcode`, or -1 when no codec
+/// has that code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compcode_to_compname(
     compcode: c_int,
@@ -123,6 +138,8 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
     })
 }
 
+/// The code of the codec named `compname` (built-in, known plugin or registered), or -1 for an
+/// unknown name or NULL.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
     guard(-1, || {
@@ -163,6 +180,11 @@ fn complib_version(libcode: i32) -> String {
     }
 }
 
+/// Information on the library behind codec `compname`: `*complib` receives its name (e.g.
+/// "BloscLZ", "LZ4", "Zlib", "Zstd") and `*version` its version, both as strings allocated with
+/// malloc that the caller releases with free(). Either output pointer may be NULL when not
+/// wanted. Returns the codec's code, or -1 for an unknown codec (the outputs are then set to
+/// NULL).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_complib_info(
     compname: *const c_char,
@@ -197,11 +219,15 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
     })
 }
 
+/// The number of threads set for the global compression functions (1 unless changed with
+/// `blosc2_set_nthreads`; the BLOSC_NTHREADS variable, when set, wins at each call).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_nthreads() -> i16 {
     guard(1, global::nthreads)
 }
 
+/// Sets the number of threads the global compression functions use (`nthreads` >= 1). Returns the
+/// previous number, or BLOSC2_ERROR_INVALID_PARAM for `nthreads` <= 0.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
     guard(
@@ -213,6 +239,8 @@ pub unsafe extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
     )
 }
 
+/// The name of the codec the global compression functions use (static string; do not free it),
+/// or NULL when an unknown name was set.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_get_compressor() -> *const c_char {
     guard(ptr::null(), || {
@@ -220,6 +248,9 @@ pub unsafe extern "C" fn blosc1_get_compressor() -> *const c_char {
     })
 }
 
+/// Selects, by name, the codec the global compression functions use. Returns its code, -1 for an
+/// unknown name (or NULL), or BLOSC2_ERROR_CODEC_SUPPORT for a codec that is known but not
+/// built in.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
     guard(Error::Failure.code(), || {
@@ -233,27 +264,37 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
     })
 }
 
+/// The block size (bytes) set for the global compression functions, 0 meaning "chosen
+/// automatically".
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_get_blocksize() -> c_int {
     // c-blosc2 returns the stored size_t converted to int.
     guard(0, || global::blocksize() as c_int)
 }
 
+/// Forces the block size (bytes) of the global compression functions; 0 goes back to choosing it
+/// automatically.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_set_blocksize(blocksize: usize) {
     guard((), || global::set_blocksize(blocksize))
 }
 
+/// Sets the split mode of the global compression functions (one of the BLOSC_*_SPLIT values).
+/// The value is not checked.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
     guard((), || global::set_splitmode(splitmode))
 }
 
+/// Adds the delta filter to the pipeline of the global compression functions when `dodelta` is
+/// positive, and removes it otherwise.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_set_delta(dodelta: c_int) {
     guard((), || global::set_delta(dodelta > 0))
 }
 
+/// A short English message for a (negative) BLOSC2_ERROR_* code, "Unknown error" for any other
+/// value. The string is static: do not free or modify it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
     static MESSAGES: OnceLock<Vec<CString>> = OnceLock::new();
@@ -271,6 +312,7 @@ pub unsafe extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char
     }
 }
 
+/// The default compression parameters, by value (the same as `BLOSC2_CPARAMS_DEFAULTS`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
     blosc2_cparams {
@@ -295,6 +337,7 @@ pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams 
     }
 }
 
+/// The default decompression parameters, by value (the same as `BLOSC2_DPARAMS_DEFAULTS`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
     blosc2_dparams {
@@ -306,6 +349,8 @@ pub unsafe extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams 
     }
 }
 
+/// The default storage, by value: in memory, not contiguous, default parameters (the same as
+/// `BLOSC2_STORAGE_DEFAULTS`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
     blosc2_storage {
@@ -317,6 +362,7 @@ pub unsafe extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage 
     }
 }
 
+/// The default I/O backend, by value: the filesystem (the same as `BLOSC2_IO_DEFAULTS`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
     blosc2_io {
@@ -345,6 +391,8 @@ pub unsafe extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio
     }
 }
 
+/// Stores the current time of the monotonic clock in `*timestamp` (nothing for NULL), for
+/// `blosc_elapsed_nsecs` and `blosc_elapsed_secs`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
     if timestamp.is_null() {
@@ -356,6 +404,7 @@ pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) 
     }
 }
 
+/// The time from `start_time` to `end_time` (both from `blosc_set_timestamp`), in nanoseconds.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_elapsed_nsecs(
     start_time: blosc_timestamp_t,
@@ -368,6 +417,7 @@ fn nanoseconds_between(start: &blosc_timestamp_t, end: &blosc_timestamp_t) -> f6
     (end.tv_sec - start.tv_sec) as f64 * 1e9 + (end.tv_nsec - start.tv_nsec) as f64
 }
 
+/// The time from `start_time` to `end_time` (both from `blosc_set_timestamp`), in seconds.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_elapsed_secs(
     start_time: blosc_timestamp_t,
@@ -376,6 +426,9 @@ pub unsafe extern "C" fn blosc_elapsed_secs(
     nanoseconds_between(&start_time, &end_time) / 1e9
 }
 
+/// Converts the `ndim`-dimensional `index` into a linear position, given the `strides` of each
+/// dimension (in items), and writes it to `*i` (0 when `ndim` is 0). Nothing is written when a
+/// pointer needed is NULL.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_multidim_to_unidim(
     index: *const i64,
@@ -404,6 +457,9 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
     })
 }
 
+/// Converts the linear position `i` in an array of `shape` (`ndim` dimensions, C order) into an
+/// `ndim`-dimensional index written to `index`. Nothing is written when a pointer is NULL or
+/// `ndim` exceeds `B2ND_MAX_DIM`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_unidim_to_multidim(
     ndim: u8,
@@ -425,6 +481,9 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(
     })
 }
 
+/// Removes the directory `path` and the files in it (one level, as a sparse frame's directory
+/// holds). Returns 0, BLOSC2_ERROR_NOT_FOUND when the directory cannot be read,
+/// BLOSC2_ERROR_NULL_POINTER for NULL, or BLOSC2_ERROR_FAILURE when removing fails.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
     guard(Error::Failure.code(), || {
@@ -436,6 +495,9 @@ pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
     })
 }
 
+/// Removes what a super-chunk stored at `path`: a file (contiguous frame) or a directory (sparse
+/// frame). A path that does not exist, or NULL, is not an error. Returns 0, or a negative code
+/// (BLOSC2_ERROR_FILE_REMOVE, BLOSC2_ERROR_FAILURE) when removing fails.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
     guard(Error::Failure.code(), || {
@@ -448,6 +510,8 @@ pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
     })
 }
 
+/// Renames the file or directory `old_urlpath` to `new_path`. Returns 0,
+/// BLOSC2_ERROR_NULL_POINTER for a NULL argument, or BLOSC2_ERROR_FAILURE when the rename fails.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_rename_urlpath(
     old_urlpath: *mut c_char,

@@ -66,6 +66,12 @@ unsafe fn change(
     index(unsafe { change_shared_frame(schunk, |_| resync, f) }?)
 }
 
+/// Adds the fixed-size metalayer `name` (at most `BLOSC2_METALAYER_NAME_MAXLEN` characters) to
+/// `schunk`, with a copy of the `content_len` bytes at `content` (the caller keeps its buffer).
+/// A frame-backed super-chunk accepts metalayers only before its first chunk. Returns the new
+/// metalayer's index, or a negative code: BLOSC2_ERROR_NULL_POINTER for a NULL `schunk`,
+/// BLOSC2_ERROR_INVALID_PARAM for a bad or duplicate name, too many metalayers (more than
+/// `BLOSC2_MAX_METALAYERS`) or data already present, or the error of rewriting the frame.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_meta_add(
     schunk: *mut blosc2_schunk,
@@ -81,6 +87,11 @@ pub unsafe extern "C" fn blosc2_meta_add(
     })
 }
 
+/// Overwrites the start of the existing metalayer `name` with the `content_len` bytes at
+/// `content` (copied). The content cannot grow: a longer `content_len` than the metalayer's is
+/// BLOSC2_ERROR_INVALID_PARAM. Returns the metalayer's index, or a negative code:
+/// BLOSC2_ERROR_NOT_FOUND when there is no such metalayer, BLOSC2_ERROR_NULL_POINTER for a NULL
+/// `schunk`, or the error of rewriting the frame.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_meta_update(
     schunk: *mut blosc2_schunk,
@@ -102,6 +113,9 @@ pub unsafe extern "C" fn blosc2_meta_update(
     })
 }
 
+/// The index of the variable-length metalayer `name` in `schunk`, or BLOSC2_ERROR_NOT_FOUND when
+/// there is none (BLOSC2_ERROR_NULL_POINTER / BLOSC2_ERROR_INVALID_PARAM for bad arguments). A
+/// frame another handle changed is re-read first.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_exists(
     schunk: *mut blosc2_schunk,
@@ -124,6 +138,12 @@ unsafe fn vl_cparams(cparams: *const blosc2_cparams) -> Option<crate::chunk::CPa
     unsafe { cparams.as_ref() }.map(cparams_from_c)
 }
 
+/// Adds the variable-length metalayer `name` to `schunk`: the `content_len` bytes at `content`
+/// are compressed with `cparams` (NULL: the library defaults) and stored; the caller keeps both
+/// buffers. Unlike fixed metalayers, vlmetalayers can be added at any time. Returns the new
+/// vlmetalayer's index, or a negative code: BLOSC2_ERROR_INVALID_PARAM for a bad or duplicate
+/// name or too many vlmetalayers (more than `BLOSC2_MAX_VLMETALAYERS`), BLOSC2_ERROR_NULL_POINTER
+/// for a NULL `schunk`, or a compression or frame-writing error.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_add(
     schunk: *mut blosc2_schunk,
@@ -146,6 +166,10 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     })
 }
 
+/// Replaces the content of the existing variable-length metalayer `name` with the `content_len`
+/// bytes at `content`, compressed with `cparams` (NULL: the library defaults). The size may
+/// change. Returns the vlmetalayer's index, or a negative code (BLOSC2_ERROR_NOT_FOUND when there
+/// is no such vlmetalayer, BLOSC2_ERROR_NULL_POINTER, or a compression or frame-writing error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_update(
     schunk: *mut blosc2_schunk,
@@ -172,6 +196,12 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     })
 }
 
+/// Decompresses the variable-length metalayer `name` of `schunk` into a new buffer: `*content`
+/// receives it and `*content_len` its length in bytes. The buffer is allocated with malloc; the
+/// caller releases it with free(). Returns the vlmetalayer's index, or a negative code
+/// (BLOSC2_ERROR_NOT_FOUND, BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_MEMORY_ALLOC, or a
+/// decompression error); on error `*content` is not set.
+///
 /// The content is malloc'd (the caller frees it), as in c-blosc2.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_get(
@@ -209,6 +239,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     })
 }
 
+/// Removes the variable-length metalayer `name` from `schunk`. Returns the number of
+/// vlmetalayers left, or a negative code (BLOSC2_ERROR_NOT_FOUND when there is no such
+/// vlmetalayer, BLOSC2_ERROR_NULL_POINTER, or a frame-writing error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_delete(
     schunk: *mut blosc2_schunk,
@@ -222,6 +255,13 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(
     })
 }
 
+/// Variable-length metalayer names of `schunk`.
+///
+/// `names` must have room for `schunk->nvlmetalayers` pointers. The pointers are the super-chunk's
+/// own strings, not copies: do not free them, and do not use them after the super-chunk changes
+/// its vlmetalayers or is freed. Returns the number of names written, or
+/// BLOSC2_ERROR_NULL_POINTER.
+///
 /// Fills `names[0..nvlmetalayers]` with the names the super-chunk keeps (not copies, as in
 /// c-blosc2); returns how many.
 #[no_mangle]

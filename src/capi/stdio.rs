@@ -17,6 +17,11 @@ unsafe fn stdio_file(stream: *mut c_void) -> Option<*mut libc::FILE> {
     unsafe { stream.cast::<blosc2_stdio_file>().as_ref() }.map(|s| s.file)
 }
 
+/// Opens `urlpath` with `fopen(urlpath, mode)` for the stdio I/O backend.
+/// `mode` is an fopen mode string ("rb", "wb+", ...); `_params` (a `blosc2_stdio_params *`) is
+/// not used here. Returns a new `blosc2_stdio_file *` (as `void *`), to be released with
+/// `blosc2_stdio_close`, or NULL when `urlpath` or `mode` is NULL, the file cannot be opened or
+/// memory runs out.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_open(
     urlpath: *const c_char,
@@ -43,6 +48,9 @@ pub unsafe extern "C" fn blosc2_stdio_open(
     }
 }
 
+/// Closes a stream returned by `blosc2_stdio_open`: `fclose`s its FILE and frees the stream.
+/// Returns fclose's result (0 on success), or -1 for a NULL stream. The stream must not be
+/// used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
     // SAFETY: stream is NULL or from blosc2_stdio_open, per the API.
@@ -57,6 +65,8 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
     }
 }
 
+/// The size in bytes of the file behind `stream` (seeks to its end), or -1 for a NULL stream or
+/// a failed seek.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     // SAFETY: stream is NULL or from blosc2_stdio_open, per the API.
@@ -72,6 +82,9 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     }
 }
 
+/// Writes `nitems` items of `size` bytes from `ptr` at byte offset `position` of the stream's
+/// file. Returns the number of items written (fwrite's count; 0 on a NULL argument, negative
+/// sizes or a failed seek).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_write(
     ptr: *const c_void,
@@ -96,6 +109,10 @@ pub unsafe extern "C" fn blosc2_stdio_write(
     }
 }
 
+/// Reads `nitems` items of `size` bytes at byte offset `position` of the stream's file into the
+/// buffer `*ptr` (allocated by the caller, at least `size * nitems` bytes; it is not replaced).
+/// Returns the number of items read (fread's count; 0 on a NULL argument, negative sizes or a
+/// failed seek).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_read(
     ptr: *mut *mut c_void,
@@ -120,6 +137,8 @@ pub unsafe extern "C" fn blosc2_stdio_read(
     }
 }
 
+/// Flushes the stream and sets its file's length to `size` bytes (ftruncate). Returns 0 on
+/// success, -1 on failure or for a NULL stream.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -> c_int {
     // SAFETY: stream is NULL or from blosc2_stdio_open, per the API.
@@ -133,6 +152,8 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
     }
 }
 
+/// The stdio backend's `destroy` callback. Its params (`blosc2_stdio_params`) belong to the
+/// caller, so nothing is freed; always returns 0.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_destroy(params: *mut c_void) -> c_int {
     // The stdio backend's params (blosc2_stdio_params) belong to the caller: nothing to free.
@@ -180,6 +201,13 @@ unsafe fn map(m: &blosc2_stdio_mmap, len: usize) -> *mut c_char {
     }
 }
 
+/// Opens and memory-maps `urlpath` for the memory-mapped backend. `params` is the caller's
+/// `blosc2_stdio_mmap` (start from `BLOSC2_STDIO_MMAP_DEFAULTS`); its `mode` picks the access:
+/// "r" read-only, "r+" an existing file read-write, "w+" a new (truncated) file, "c" copy on
+/// write (changes stay in memory, the file is never written). `_mode` is ignored. The mapping
+/// lives in `params`, which is also the returned stream: a later open of the same path returns
+/// it again, another path returns NULL. Returns NULL on a NULL argument, an unknown mode or
+/// when the file cannot be opened or mapped. The mapping stays until `blosc2_stdio_mmap_destroy`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_open(
     urlpath: *const c_char,
@@ -274,18 +302,26 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
     params
 }
 
+/// Does nothing and returns 0: the mapping is kept open until `blosc2_stdio_mmap_destroy`, so
+/// that later opens of the same file reuse it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_close(_stream: *mut c_void) -> c_int {
     // The mapping lives until blosc2_stdio_mmap_destroy.
     0
 }
 
+/// The current size in bytes of the mapped file (including writes past its original end), or -1
+/// for a NULL stream.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
     // SAFETY: stream is NULL or an open mapping, per the API.
     unsafe { mmap_of(stream) }.map_or(-1, |m| m.file_size as i64)
 }
 
+/// Copies `nitems` items of `size` bytes from `ptr` to byte offset `position` of the mapped file.
+/// Writing past the end grows the file (in memory only in mode "c") and, past the mapping,
+/// remaps it at least twice as large. Returns `nitems` on success, 0 on a NULL argument, a
+/// read-only mapping, negative or overflowing sizes, or a failed resize.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_write(
     ptr: *const c_void,
@@ -345,6 +381,10 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
     nitems
 }
 
+/// Reads without copying: sets `*ptr` to the mapped bytes at offset `position` (the pointer
+/// stays valid until the mapping is remapped by a growing write or destroyed; the caller must not
+/// free it). Returns the number of whole items of `size` bytes available there, at most
+/// `nitems`; 0 on a NULL argument, non-positive `size` or a position past the end.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_read(
     ptr: *mut *mut c_void,
@@ -370,6 +410,8 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
     nitems.min(available)
 }
 
+/// Sets the mapped file's size to `size` bytes (the file itself is not touched in mode "c").
+/// Returns 0, or -1 for a NULL stream, a negative size or a failed ftruncate.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
     // SAFETY: stream is NULL or an open mapping, per the API.
@@ -389,6 +431,9 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
     0
 }
 
+/// The memory-mapped backend's `destroy` callback: syncs (unless mode "c") and unmaps the
+/// mapping, closes the file, and frees `params` itself when its `needs_free` is set. Returns 0,
+/// or -1 when `params` is NULL or unmapping/closing failed.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
     // SAFETY: params is NULL or the caller's blosc2_stdio_mmap, per the API.

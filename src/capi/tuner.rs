@@ -99,6 +99,12 @@ fn register(entry: Entry, name: String) -> Result<()> {
     }
 }
 
+/// Registers a user tuner, which compression contexts then run when their `tuner_id` names it.
+/// The library keeps the tuner's callbacks and a copy of its name; `tuner->id` must be at least
+/// `BLOSC2_USER_REGISTERED_TUNER_START`. Registering the same id and name again is accepted.
+/// Returns 0, or BLOSC2_ERROR_INVALID_PARAM for a NULL `tuner`, BLOSC2_ERROR_FAILURE for a
+/// reserved id or an id already taken by another name, BLOSC2_ERROR_CODEC_SUPPORT when the
+/// registry is full.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
     run(|| {
