@@ -224,6 +224,11 @@ fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
     tuner::boxed_with_tuner(Context::new_compress(&c, |p| p.layout = layout)?, &c)
 }
 
+/// Creates a compression context from `cparams` (copied; start from `BLOSC2_CPARAMS_DEFAULTS`).
+/// BLOSC_NTHREADS, when set, overrides `cparams.nthreads`; the tuner named by `tuner_id` is
+/// initialised on the new context. Returns the context, which the caller releases with
+/// `blosc2_free_ctx`, or NULL when the parameters are invalid (bad clevel, typesize, codec or
+/// filter) or memory runs out.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context_s {
     guard(ptr::null_mut(), || {
@@ -231,6 +236,10 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
     })
 }
 
+/// Creates a decompression context from `dparams` (copied; start from
+/// `BLOSC2_DPARAMS_DEFAULTS`). BLOSC_NTHREADS, when set, overrides `dparams.nthreads`. Returns the
+/// context, which the caller releases with `blosc2_free_ctx`, or NULL on invalid parameters or
+/// when memory runs out.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context_s {
     guard(ptr::null_mut(), || {
@@ -252,6 +261,9 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
     })
 }
 
+/// Releases a context made by `blosc2_create_cctx` or `blosc2_create_dctx`, with its threads and
+/// buffers (and runs its tuner's free callback). NULL is accepted and ignored. The context must not
+/// be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context_s) {
     // SAFETY: context is NULL or a live handle the caller gives up, per the API.
@@ -261,6 +273,9 @@ pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context_s) {
     )
 }
 
+/// Copies the compression parameters of context `ctx` into `*cparams` (pointers in it, such as
+/// `schunk` or `codec_params`, are the context's own: do not free them). Returns 0, or
+/// BLOSC2_ERROR_NULL_POINTER for a NULL argument.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_ctx_get_cparams(
     ctx: *mut blosc2_context_s,
@@ -278,6 +293,8 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
     })
 }
 
+/// Copies the decompression parameters of context `ctx` into `*dparams`. Returns 0, or
+/// BLOSC2_ERROR_NULL_POINTER for a NULL argument.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_ctx_get_dparams(
     ctx: *mut blosc2_context_s,
@@ -295,6 +312,11 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
     })
 }
 
+/// Sets, for the next decompression with the decompression context `ctx` only, which blocks to
+/// skip: `maskout` holds `nblocks` flags (the chunk's number of blocks), true meaning "do not
+/// decompress this block" (its bytes in the destination are left untouched). The flags are
+/// copied. Returns 0, BLOSC2_ERROR_NULL_POINTER or BLOSC2_ERROR_INVALID_PARAM (negative
+/// `nblocks`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_set_maskout(
     ctx: *mut blosc2_context_s,
@@ -314,6 +336,12 @@ pub unsafe extern "C" fn blosc2_set_maskout(
     })
 }
 
+/// Compresses the `srcsize` bytes at `src` into a chunk written to `dest` (room for `destsize`
+/// bytes), with the parameters of compression context `context`. Returns the size of the chunk
+/// (> 0); 0 when it does not fit in `destsize` (a `destsize` of `srcsize + BLOSC2_MAX_OVERHEAD`
+/// always suffices); or a negative code: BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM,
+/// BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED (over `BLOSC2_MAX_BUFFERSIZE`), BLOSC2_ERROR_CODEC_SUPPORT,
+/// a filter or prefilter error. `src` and `dest` stay the caller's.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compress_ctx(
     context: *mut blosc2_context_s,
@@ -338,6 +366,12 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     })
 }
 
+/// Decompresses the chunk at `src` (`srcsize` bytes) into `dest` (room for `destsize` bytes),
+/// with decompression context `context` (a mask set with `blosc2_set_maskout` applies to this
+/// call only). Returns the number of bytes written (the chunk's nbytes), or a negative code:
+/// BLOSC2_ERROR_WRITE_BUFFER when `destsize` is smaller than the chunk's content,
+/// BLOSC2_ERROR_READ_BUFFER / BLOSC2_ERROR_INVALID_HEADER for a short or damaged chunk,
+/// BLOSC2_ERROR_NULL_POINTER, a codec or filter error.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_decompress_ctx(
     context: *mut blosc2_context_s,
@@ -411,6 +445,12 @@ fn getitem_dparams(ctx: &Context) -> std::borrow::Cow<'_, crate::chunk::DParams>
     }
 }
 
+/// Decompresses items `start` .. `start + nitems` (in units of the chunk's typesize) of the chunk
+/// at `src` (`srcsize` bytes) into `dest` (room for `destsize` bytes), decompressing only the
+/// blocks they lie in. `context` may be a compression or a decompression context. Returns the
+/// number of bytes written, or a negative code: BLOSC2_ERROR_WRITE_BUFFER when `dest` is too
+/// small, BLOSC2_ERROR_INVALID_PARAM for a range outside the chunk, BLOSC2_ERROR_NULL_POINTER,
+/// or a decompression error.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_getitem_ctx(
     context: *mut blosc2_context_s,
@@ -449,6 +489,9 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
     })
 }
 
+/// As `blosc2_getitem_ctx`, with `start` and `nbytes` counted in bytes rather than items:
+/// writes `nbytes` bytes from byte offset `start` of the chunk's content to `dest`. Returns the
+/// number of bytes written or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     context: *mut blosc2_context_s,
@@ -611,6 +654,13 @@ fn global_getitem(src: &[u8], start: c_int, nitems: c_int, dst: &mut [u8]) -> Re
     )
 }
 
+/// Compresses `srcsize` bytes at `src` into `dest` (room for `destsize` bytes) with the global
+/// settings (codec, block size, split mode, delta, threads; see `blosc1_set_compressor`,
+/// `blosc2_set_nthreads` and BLOSC_* environment variables), at level `clevel` (0-9), with
+/// shuffle mode `doshuffle` (BLOSC_NOSHUFFLE, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE) for items of
+/// `typesize` bytes. Returns the chunk size, 0 when it does not fit in `destsize`, or a negative
+/// code (BLOSC2_ERROR_CODEC_PARAM for a bad clevel, BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED, ...).
+/// Initialises the library when needed.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compress(
     clevel: c_int,
@@ -633,6 +683,10 @@ pub unsafe extern "C" fn blosc2_compress(
     })
 }
 
+/// Decompresses the chunk at `src` (`srcsize` bytes) into `dest` (room for `destsize` bytes)
+/// with the global settings (thread count). Returns the number of bytes written or a negative
+/// code (BLOSC2_ERROR_WRITE_BUFFER when `dest` is too small, BLOSC2_ERROR_READ_BUFFER or
+/// BLOSC2_ERROR_INVALID_HEADER for a damaged chunk, ...).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_decompress(
     src: *const c_void,
@@ -652,6 +706,10 @@ pub unsafe extern "C" fn blosc2_decompress(
     })
 }
 
+/// Decompresses items `start` .. `start + nitems` (in units of the chunk's typesize) of the chunk
+/// at `src` (`srcsize` bytes) into `dest` (room for `destsize` bytes), without a context.
+/// Returns the number of bytes written, or a negative code (BLOSC2_ERROR_WRITE_BUFFER,
+/// BLOSC2_ERROR_INVALID_PARAM for a range outside the chunk, a decompression error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_getitem(
     src: *const c_void,
@@ -673,6 +731,11 @@ pub unsafe extern "C" fn blosc2_getitem(
     })
 }
 
+/// The Blosc1 form of `blosc2_compress`: compresses `nbytes` bytes at `src` into `dest` (room
+/// for `destsize` bytes; sizes beyond INT32_MAX are clamped) at level `clevel`, shuffle mode
+/// `doshuffle`, items of `typesize` bytes, with the global settings. Returns the chunk size, 0
+/// when it does not fit, or a negative code (BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED for `nbytes` over
+/// `BLOSC2_MAX_BUFFERSIZE`, ...).
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_compress(
     clevel: c_int,
@@ -695,6 +758,9 @@ pub unsafe extern "C" fn blosc1_compress(
     })
 }
 
+/// The Blosc1 form of `blosc2_decompress`: the chunk's size is taken from its own header (so
+/// `src` must hold a complete chunk). Decompresses into `dest` (room for `destsize` bytes).
+/// Returns the number of bytes written or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_decompress(
     src: *const c_void,
@@ -714,6 +780,9 @@ pub unsafe extern "C" fn blosc1_decompress(
     })
 }
 
+/// The Blosc1 form of `blosc2_getitem`: the chunk's size comes from its header, and `dest` must
+/// have room for `nitems` items of the chunk's typesize. Returns the number of bytes written or
+/// a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_getitem(
     src: *const c_void,
@@ -816,6 +885,10 @@ unsafe fn cbuffer_header(p: *const c_void) -> Result<ChunkHeader> {
     ChunkHeader::parse(unsafe { header_bytes(p) }?)
 }
 
+/// Reads the sizes recorded in the header of the chunk at `cbuffer`: `*nbytes` its uncompressed
+/// size, `*cbytes` its compressed size and `*blocksize` its block size, in bytes (any output may
+/// be NULL). Returns 0, or a negative code for a header that cannot be read (the outputs are then
+/// set to 0).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_cbuffer_sizes(
     cbuffer: *const c_void,
@@ -844,6 +917,8 @@ pub unsafe extern "C" fn blosc2_cbuffer_sizes(
     })
 }
 
+/// The Blosc1 form of `blosc2_cbuffer_sizes`, with `size_t` outputs and no return code (the
+/// outputs are 0 for a header that cannot be read).
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_cbuffer_sizes(
     cbuffer: *const c_void,
@@ -868,6 +943,11 @@ pub unsafe extern "C" fn blosc1_cbuffer_sizes(
     }
 }
 
+/// Checks that `cbuffer` holds a chunk of exactly `cbytes` bytes whose header is readable and
+/// whose content fits in a buffer, and writes its uncompressed size to `*nbytes` (0 on error).
+/// Returns 0, or a negative code: BLOSC2_ERROR_WRITE_BUFFER when `cbytes` is below the minimal
+/// header, BLOSC2_ERROR_INVALID_HEADER when the header's cbytes differs, BLOSC2_ERROR_MEMORY_ALLOC
+/// when nbytes exceeds `BLOSC2_MAX_BUFFERSIZE`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_cbuffer_validate(
     cbuffer: *const c_void,
@@ -899,6 +979,9 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
     })
 }
 
+/// Reads the item size (`*typesize`) and the flags byte (`*flags`: shuffle, memcpyed, ... bits)
+/// from the header of the chunk at `cbuffer`; both are 0 for a header that cannot be read. Either
+/// output may be NULL.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
     cbuffer: *const c_void,
@@ -921,6 +1004,9 @@ pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
     })
 }
 
+/// Reads the chunk format version (`*version`) and the codec format version (`*versionlz`) from
+/// the header of the chunk at `cbuffer`; both are 0 for a header that cannot be read. Either
+/// output may be NULL.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_cbuffer_versions(
     cbuffer: *const c_void,
@@ -971,6 +1057,9 @@ pub(crate) fn registered_name(name: &str) -> &'static CStr {
     })
 }
 
+/// The name of the compression library that produced the chunk at `cbuffer` ("BloscLZ", "LZ4",
+/// "Zlib", "Zstd", or a registered codec's name), or NULL when the header cannot be read or the
+/// library is unknown. The string is static: do not free it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
     guard(ptr::null(), || {
@@ -1015,6 +1104,11 @@ fn special_chunk(
     len_of(special::write(params, kind, nbytes, value, dst)?)
 }
 
+/// Writes to `dest` (room for `destsize` bytes) a chunk that stands for `nbytes` zero bytes
+/// without storing them: just a header (`BLOSC_EXTENDED_HEADER_LENGTH` bytes). `cparams` gives
+/// the typesize and the other header fields; `nbytes` must be a multiple of the typesize. Returns
+/// the chunk size, or a negative code (BLOSC2_ERROR_DATA when `destsize` is too small,
+/// BLOSC2_ERROR_INVALID_PARAM, BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED, BLOSC2_ERROR_CODEC_PARAM).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_chunk_zeros(
     cparams: blosc2_cparams,
@@ -1029,6 +1123,8 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(
     })
 }
 
+/// As `blosc2_chunk_zeros`, for a chunk that stands for `nbytes` bytes of NaNs (float32 or
+/// float64: `cparams.typesize` must be 4 or 8). Returns the chunk size or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_chunk_nans(
     cparams: blosc2_cparams,
@@ -1043,6 +1139,9 @@ pub unsafe extern "C" fn blosc2_chunk_nans(
     })
 }
 
+/// As `blosc2_chunk_zeros`, for a chunk that stands for `nbytes` bytes of the value at
+/// `repeatval` (one item of `cparams.typesize` bytes) repeated; the chunk is the header followed
+/// by that value. Returns the chunk size or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_chunk_repeatval(
     cparams: blosc2_cparams,
@@ -1059,6 +1158,9 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
     })
 }
 
+/// As `blosc2_chunk_zeros`, for a chunk of `nbytes` bytes whose content is unspecified
+/// (decompressing it leaves the destination untouched). Returns the chunk size or a negative
+/// code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_chunk_uninit(
     cparams: blosc2_cparams,
@@ -1088,6 +1190,11 @@ fn malloc_copy(data: &[u8]) -> Result<*mut u8> {
     Ok(p)
 }
 
+/// Compresses `nblocks` buffers of different sizes (`srcs[i]` of `srcsizes[i]` bytes) into one
+/// variable-length-block chunk written to `dest` (room for `destsize` bytes), with compression
+/// context `context`: each buffer becomes one block. Returns the chunk size, 0 when it does not
+/// fit, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a
+/// non-positive `nblocks` or a negative size, a codec error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     context: *mut blosc2_context_s,
@@ -1130,6 +1237,12 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     })
 }
 
+/// Decompresses every block of the variable-length-block chunk at `src` (`srcsize` bytes) with
+/// decompression context `context`. For each block i, `dests[i]` receives a new buffer allocated
+/// with malloc (the caller frees each with free()) and `destsizes[i]` its size. `dests` and
+/// `destsizes` must have room for `maxblocks` entries. Returns the number of blocks, or a
+/// negative code (BLOSC2_ERROR_INVALID_PARAM when the chunk has more than `maxblocks` blocks,
+/// BLOSC2_ERROR_NULL_POINTER, a decompression error); on error nothing is left allocated.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     context: *mut blosc2_context_s,
@@ -1177,6 +1290,9 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     })
 }
 
+/// Writes to `*nblocks` the number of blocks of the variable-length-block chunk at `src`
+/// (`srcsize` bytes). Returns 0, or a negative code (BLOSC2_ERROR_INVALID_PARAM for a NULL
+/// argument, an error for a chunk that is not a readable VL-block chunk).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
     src: *const c_void,
@@ -1197,6 +1313,11 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
     })
 }
 
+/// Decompresses block `nblock` of the variable-length-block chunk at `src` (`srcsize` bytes) with
+/// decompression context `context` into a new buffer allocated with malloc: `*dest` receives it
+/// (the caller frees it with free()) and `*destsize` its size. Returns the block's size, or a
+/// negative code (BLOSC2_ERROR_INVALID_PARAM for a block number out of range,
+/// BLOSC2_ERROR_NULL_POINTER, a decompression error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     context: *mut blosc2_context_s,
@@ -1247,6 +1368,12 @@ pub(crate) unsafe fn name_of(s: *const c_char) -> String {
     unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
 }
 
+/// Registers a user codec: its `compcode` (from `BLOSC2_USER_REGISTERED_CODECS_START`), name,
+/// library code, version and encoder/decoder callbacks are copied, so `*codec` may go away. The
+/// codec can then be selected through `cparams.compcode`. Registering the same codec again is
+/// accepted (under the same name). Returns 0, or a negative code (BLOSC2_ERROR_INVALID_PARAM for
+/// NULL, BLOSC2_ERROR_CODEC_PARAM for a reserved code or one taken by another codec,
+/// BLOSC2_ERROR_CODEC_SUPPORT when the registry is full).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
     run(|| {
@@ -1265,6 +1392,12 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
     })
 }
 
+/// Registers a user filter: its `id` (from `BLOSC2_USER_REGISTERED_FILTERS_START`), name, version
+/// and forward/backward callbacks are copied, so `*filter` may go away. The filter can then be
+/// placed in `cparams.filters`. Registering the same id under the same name again is accepted.
+/// Returns 0, or a negative code (BLOSC2_ERROR_INVALID_PARAM for
+/// NULL, BLOSC2_ERROR_FAILURE for a reserved id or one taken by another filter,
+/// BLOSC2_ERROR_CODEC_SUPPORT when the registry is full).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
     run(|| {
