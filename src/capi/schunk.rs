@@ -966,6 +966,11 @@ unsafe fn set_current_nchunk(p: *const blosc2_schunk, n: i64) {
 
 // ----- creation and destruction -------------------------------------------------------------
 
+/// Creates an empty super-chunk stored as `storage` says (NULL: in memory with default
+/// parameters): in memory or on disk at `storage->urlpath`, as a contiguous frame or (sparse) a
+/// directory. `storage` and what it points to are copied, except `storage->io`, whose params
+/// must outlive the super-chunk. Returns the super-chunk, which the caller releases with
+/// `blosc2_schunk_free`, or NULL on invalid parameters or when the file cannot be created.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
     run_ptr(|| {
@@ -981,6 +986,10 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
     })
 }
 
+/// Copies `schunk` (chunks, metalayers and vlmetalayers) into a new super-chunk stored as
+/// `storage` says. Chunks are copied as they are when the compression parameters match and
+/// recompressed otherwise; without `storage->cparams` the source's parameters are kept. Returns
+/// the copy, which the caller releases with `blosc2_schunk_free`, or NULL on error.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_copy(
     schunk: *mut blosc2_schunk,
@@ -1007,6 +1016,11 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
     })
 }
 
+/// Releases `schunk`: its chunks, metalayers, contexts and frame (a file-backed frame stays on
+/// disk; use `blosc2_remove_urlpath` to delete it), and calls the `destroy` callback of a user I/O
+/// backend. A frame buffer obtained from `blosc2_schunk_to_buffer` after
+/// `blosc2_schunk_avoid_cframe_free(schunk, true)` is left to the caller. NULL is accepted.
+/// Returns 0.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
     run(|| {
@@ -1030,6 +1044,9 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
     })
 }
 
+/// With `avoid_cframe_free` true, `blosc2_schunk_free` leaves the in-memory frame buffer of
+/// `schunk` alive: for a caller that took that buffer from `blosc2_schunk_to_buffer`
+/// (needs_free false) and will free it itself with free(). Does nothing for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
     schunk: *mut blosc2_schunk,
@@ -1043,8 +1060,12 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
 
 // ----- chunks -------------------------------------------------------------------------------
 
-/// Compresses with the super-chunk's compression context (`cctx`, as c-blosc2 does) and
-/// appends the chunk.
+/// Compresses the `nbytes` bytes at `src` into a new chunk with the super-chunk's compression
+/// context (`schunk->cctx`) and appends it; the caller keeps `src`. All chunks but the last must
+/// hold `schunk->chunksize` bytes. Returns the new number of chunks, or a negative code
+/// (BLOSC2_ERROR_INVALID_PARAM for a NULL `src` or a negative size, BLOSC2_ERROR_NULL_POINTER, a
+/// compression error, BLOSC2_ERROR_CHUNK_APPEND when the size does not fit the super-chunk, a
+/// frame-writing error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_buffer(
     schunk: *mut blosc2_schunk,
@@ -1074,8 +1095,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
     })
 }
 
-/// Ownership as in c-blosc2: with `copy` false the super-chunk takes the (malloc'd) chunk and
-/// frees it once stored.
+/// Appends the already compressed `chunk` (size taken from its header) to `schunk`. With `copy`
+/// true the super-chunk stores a copy and the caller keeps `chunk`; with `copy` false the
+/// super-chunk takes ownership of `chunk` (it must come from malloc) and frees it once stored.
+/// On error the caller keeps ownership in both cases. Returns the new number of chunks, or a
+/// negative code (BLOSC2_ERROR_NULL_POINTER, a header error, BLOSC2_ERROR_CHUNK_APPEND for a
+/// chunk whose size or typesize does not fit the super-chunk, a frame-writing error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     schunk: *mut blosc2_schunk,
@@ -1086,6 +1111,11 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     unsafe { store_given_chunk(schunk, chunk, copy, |_| true, |s, c| s.append_chunk(c)) }
 }
 
+/// Inserts the compressed `chunk` at position `nchunk` (0 .. nchunks), shifting the following
+/// chunks. Ownership of `chunk` as in `blosc2_schunk_append_chunk` (`copy` false: the
+/// super-chunk frees it on success). Returns the new number of chunks, or a negative code
+/// (BLOSC2_ERROR_INVALID_PARAM for a position out of range, BLOSC2_ERROR_CHUNK_INSERT, a header or
+/// frame-writing error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     schunk: *mut blosc2_schunk,
@@ -1105,6 +1135,10 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     }
 }
 
+/// Replaces chunk `nchunk` with the compressed `chunk`. Ownership of `chunk` as in
+/// `blosc2_schunk_append_chunk` (`copy` false: the super-chunk frees it on success). Returns the
+/// number of chunks, or a negative code (BLOSC2_ERROR_INVALID_PARAM for a chunk number out of
+/// range, BLOSC2_ERROR_CHUNK_UPDATE, a header or frame-writing error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     schunk: *mut blosc2_schunk,
@@ -1124,6 +1158,9 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     }
 }
 
+/// Removes chunk `nchunk` from `schunk`. Returns the number of chunks left, or a negative code
+/// (BLOSC2_ERROR_INVALID_PARAM for a chunk number out of range, BLOSC2_ERROR_NULL_POINTER, a
+/// frame-writing error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     schunk: *mut blosc2_schunk,
@@ -1139,6 +1176,10 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     })
 }
 
+/// Decompresses chunk `nchunk` of `schunk` into `dest` (room for `nbytes` bytes) with the
+/// super-chunk's decompression context. Returns the number of bytes written, or a negative
+/// code (BLOSC2_ERROR_INVALID_PARAM for a NULL `dest`, a negative size or a chunk number out of
+/// range, BLOSC2_ERROR_WRITE_BUFFER when `dest` is too small, a read or decompression error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     schunk: *mut blosc2_schunk,
@@ -1171,6 +1212,12 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     })
 }
 
+/// Gives chunk `nchunk` of `schunk`, compressed: `*chunk` receives a pointer to it and
+/// `*needs_free` tells who owns it. When `*needs_free` is true, `*chunk` is a copy allocated with
+/// malloc that the caller frees with free(); when false, it points into the super-chunk's memory
+/// and is valid only until the super-chunk changes or is freed (do not free it). Returns the
+/// chunk's size in bytes, or a negative code (BLOSC2_ERROR_INVALID_PARAM for a chunk number out
+/// of range, BLOSC2_ERROR_NULL_POINTER, a read error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     schunk: *mut blosc2_schunk,
@@ -1192,6 +1239,11 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     })
 }
 
+/// As `blosc2_schunk_get_chunk`, but for a super-chunk on disk the chunk may be "lazy": its header
+/// and block offsets only, the blocks being read from the file when the chunk is decompressed
+/// with the super-chunk's (or a context made for it) decompression context. Ownership of `*chunk`
+/// follows `*needs_free` as in `blosc2_schunk_get_chunk`. Returns the size of what `*chunk` holds,
+/// or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     schunk: *mut blosc2_schunk,
@@ -1229,6 +1281,10 @@ fn slice_len(s: &Schunk, start: i64, stop: i64) -> Result<usize> {
     usize::try_from(n).map_err(|_| Error::InvalidParam)
 }
 
+/// Decompresses items `start` .. `stop` (in units of the super-chunk's typesize, `stop`
+/// exclusive) into `buffer`, which must hold `(stop - start) * typesize` bytes. Returns 0, or a
+/// negative code (BLOSC2_ERROR_INVALID_PARAM for `stop < start` or a NULL `buffer`,
+/// BLOSC2_ERROR_FAILURE for a range past the end, a decompression error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     schunk: *mut blosc2_schunk,
@@ -1250,6 +1306,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     })
 }
 
+/// Overwrites items `start` .. `stop` (typesize units, `stop` exclusive) of `schunk` with the
+/// bytes at `buffer` (`(stop - start) * typesize` bytes), recompressing the chunks involved.
+/// Returns 0, or a negative code (as for `blosc2_schunk_get_slice_buffer`, plus compression and
+/// frame-writing errors).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     schunk: *mut blosc2_schunk,
@@ -1271,6 +1331,10 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     })
 }
 
+/// Gives the compression parameters of `schunk` in a new `blosc2_cparams` allocated with malloc:
+/// `*cparams` receives it and the caller frees it with free() (the pointers inside it belong to
+/// the super-chunk; do not free them). Returns 0, or BLOSC2_ERROR_NULL_POINTER /
+/// BLOSC2_ERROR_MEMORY_ALLOC.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_cparams(
     schunk: *mut blosc2_schunk,
@@ -1298,6 +1362,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
     })
 }
 
+/// Gives the decompression parameters of `schunk` in a new `blosc2_dparams` allocated with
+/// malloc: `*dparams` receives it and the caller frees it with free(). Returns 0, or
+/// BLOSC2_ERROR_NULL_POINTER / BLOSC2_ERROR_MEMORY_ALLOC.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_dparams(
     schunk: *mut blosc2_schunk,
@@ -1324,6 +1391,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
     })
 }
 
+/// Reorders the chunks of `schunk` without recompressing them: `offsets_order` holds `nchunks`
+/// distinct indexes, new chunk i being old chunk `offsets_order[i]` (the array is read, not
+/// kept). Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_DATA for an
+/// order that is not a permutation, a frame-writing error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
     schunk: *mut blosc2_schunk,
@@ -1343,12 +1414,20 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
     })
 }
 
+/// The length in bytes of the frame behind `schunk` (header, chunks, index and trailer); for a
+/// super-chunk without frame, c-blosc2's estimate (its compressed bytes plus 8 per chunk).
+/// BLOSC2_ERROR_NULL_POINTER for a NULL `schunk`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
     // SAFETY: schunk is NULL or live per the API.
     run64(|| Ok(unsafe { read(schunk) }?.frame_len()))
 }
 
+/// Fills an empty `schunk` with `nitems` items of a special value without storing data: one
+/// special chunk per `chunksize` bytes (a multiple of the typesize). `special_value` is
+/// BLOSC2_SPECIAL_ZERO, BLOSC2_SPECIAL_NAN or BLOSC2_SPECIAL_UNINIT. Returns the number of
+/// chunks, or a negative code (BLOSC2_ERROR_INVALID_PARAM for a super-chunk that already has
+/// chunks, a bad `chunksize` or an unsupported value, ...).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_fill_special(
     schunk: *mut blosc2_schunk,
@@ -1376,6 +1455,10 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
     })
 }
 
+/// Decompresses the `ncoords` items whose positions (in items) are in `coords` into `buffer`, one
+/// after the other (`buffer` holds `ncoords * typesize` bytes). Returns 0, or a negative code
+/// (BLOSC2_ERROR_INVALID_PARAM for a negative count, a NULL array or a position out of range, a
+/// decompression error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     schunk: *mut blosc2_schunk,
@@ -1406,6 +1489,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     })
 }
 
+/// Decompresses block `nblock` of chunk `nchunk` (a variable-length-block chunk) of `schunk` into
+/// a new buffer allocated with malloc: `*dest` receives it (the caller frees it with free()) and
+/// `*destsize` its size. Returns the block's size, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+/// BLOSC2_ERROR_INVALID_PARAM for a chunk or block number out of range, a decompression error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
     schunk: *mut blosc2_schunk,
@@ -1495,6 +1582,12 @@ fn slice_chunks(s: &Schunk, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
     }
 }
 
+/// Lists the chunks that hold the items `start` .. `stop`. For a plain super-chunk `start` and
+/// `stop` point to one item position each; for one carrying a "b2nd" (or "caterva") metalayer
+/// they hold one coordinate per dimension and chunk numbers are in C order. `*chunks_idx`
+/// receives a new array allocated with malloc (the caller frees it with free()). Returns the
+/// number of chunks listed, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+/// BLOSC2_ERROR_INVALID_PARAM for a range outside the array).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_slice_nchunks(
     schunk: *mut blosc2_schunk,
@@ -1533,12 +1626,18 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
 // for it (blosc2_stdio_params `locking` or BLOSC_LOCKING); for the others, and for super-chunks
 // not on disk, lock and unlock succeed and do nothing, as in c-blosc2.
 
+/// Takes the frame lock of a file-backed `schunk` exclusively (when locking is enabled through
+/// its `blosc2_stdio_params` or BLOSC_LOCKING), so that other handles on the same frame wait;
+/// nested calls on the same handle are counted. Does nothing for super-chunks without locking.
+/// Returns 0 or a negative code (BLOSC2_ERROR_NULL_POINTER, a locking error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
     run(|| unsafe { read(schunk) }?.lock().map(|_| 0))
 }
 
+/// Releases the frame lock taken by `blosc2_schunk_lock` (the outermost unlock releases it).
+/// Returns 0 or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
@@ -1566,6 +1665,12 @@ impl AsRef<[u8]> for CBuffer {
     }
 }
 
+/// Opens the contiguous frame in `cframe` (`len` bytes) as a super-chunk. With `copy` true the
+/// super-chunk works on its own copy and the caller may free `cframe` at once; with `copy` false
+/// it reads `cframe` in place, which the caller must keep alive and unchanged until
+/// `blosc2_schunk_free` (and still frees itself afterwards). Returns the super-chunk, which the
+/// caller releases with `blosc2_schunk_free`, or NULL for a NULL buffer, a non-positive `len` or
+/// a buffer that is not a valid frame.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     cframe: *mut u8,
@@ -1590,8 +1695,12 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     })
 }
 
-/// The super-chunk as a cframe: the in-memory frame itself (needs_free false) or a copy
-/// (malloc'd, needs_free true).
+/// Serialises `schunk` as a contiguous frame. `*cframe` receives the frame and `*needs_free`
+/// who owns it: for an in-memory contiguous super-chunk, its own frame buffer (`*needs_free`
+/// false: do not free it; it stays valid until the super-chunk changes or is freed, see
+/// `blosc2_schunk_avoid_cframe_free`); otherwise a copy allocated with malloc (`*needs_free`
+/// true: the caller frees it with free()). Returns the frame's length in bytes, or a negative
+/// code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_SCHUNK_COPY, a read error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     schunk: *mut blosc2_schunk,
@@ -1645,6 +1754,10 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     })
 }
 
+/// Writes `schunk` as a contiguous frame to the file `urlpath` (replaced if it exists); the
+/// super-chunk itself is unchanged. Returns the number of bytes written, or a negative code
+/// (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a NULL path,
+/// BLOSC2_ERROR_SCHUNK_COPY, a file error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_to_file(
     schunk: *mut blosc2_schunk,
@@ -1664,6 +1777,10 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
     })
 }
 
+/// Appends `schunk`, as a contiguous frame, to the end of the file `urlpath` (created if needed),
+/// so that it can be opened later with `blosc2_schunk_open_offset`. Returns the offset in the
+/// file where the frame starts, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+/// BLOSC2_ERROR_INVALID_PARAM, BLOSC2_ERROR_SCHUNK_COPY, a file error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_file(
     schunk: *mut blosc2_schunk,
@@ -1709,12 +1826,19 @@ fn open_with(path: &Path, offset: i64, io: Arc<dyn Io>) -> Result<Schunk> {
     Schunk::open_offset_with(path, offset, io)
 }
 
+/// Opens the super-chunk stored at `urlpath` (a contiguous frame file or a sparse frame
+/// directory), through the filesystem backend. Chunks are read from disk as needed and changes
+/// are written back. Returns the super-chunk, which the caller releases with
+/// `blosc2_schunk_free`, or NULL when the path is NULL, missing or not a valid frame.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
     // SAFETY: forwarded API contract.
     unsafe { open_c(urlpath, 0, ptr::null()) }
 }
 
+/// As `blosc2_schunk_open`, for a contiguous frame that starts `offset` bytes into the file (see
+/// `blosc2_schunk_append_file`). Returns the super-chunk (freed with `blosc2_schunk_free`) or
+/// NULL.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open_offset(
     urlpath: *const c_char,
@@ -1724,6 +1848,9 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset(
     unsafe { open_c(urlpath, offset, ptr::null()) }
 }
 
+/// As `blosc2_schunk_open`, reading and writing through the I/O backend `udio` (NULL: the
+/// filesystem). `*udio` is copied; its `params` must stay valid until the super-chunk is freed.
+/// Returns the super-chunk (freed with `blosc2_schunk_free`) or NULL.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open_udio(
     urlpath: *const c_char,
@@ -1733,6 +1860,9 @@ pub unsafe extern "C" fn blosc2_schunk_open_udio(
     unsafe { open_c(urlpath, 0, udio) }
 }
 
+/// As `blosc2_schunk_open_offset`, through the I/O backend `udio` (NULL: the filesystem; its
+/// `params` must outlive the super-chunk). Returns the super-chunk (freed with
+/// `blosc2_schunk_free`) or NULL.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
     urlpath: *const c_char,
@@ -1743,6 +1873,9 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
     unsafe { open_c(urlpath, offset, udio) }
 }
 
+/// The offsets of the chunks of a frame-backed `schunk` in its frame (one per chunk, in chunk
+/// order), as a new array allocated with malloc that the caller frees with free(). Returns NULL
+/// for a NULL `schunk`, a super-chunk without frame, or when memory runs out.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
     guard(
