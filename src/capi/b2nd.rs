@@ -200,6 +200,13 @@ impl B2ndCtx {
     }
 }
 
+/// Creates the parameters for making b2nd arrays: storage `b2_storage` (NULL: in memory with
+/// default compression parameters), `ndim` dimensions (up to `B2ND_MAX_DIM`), the array's
+/// `shape`, its `chunkshape` and `blockshape` (each `ndim` entries), the item type `dtype`
+/// (NULL: "|u1"-style default; a NUL-terminated string in format `dtype_format`, 0 for NumPy)
+/// and `nmetalayers` extra metalayers to add to each array. Everything is copied, so the
+/// arguments may go away. Returns the context, which the caller releases with `b2nd_free_ctx`
+/// (arrays made from it do not keep it), or NULL on invalid parameters.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_create_ctx(
     b2_storage: *const blosc2_storage,
@@ -323,6 +330,8 @@ pub unsafe extern "C" fn b2nd_create_ctx(
     )
 }
 
+/// Releases a context made by `b2nd_create_ctx`. Returns 0, or BLOSC2_ERROR_NULL_POINTER for
+/// NULL.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_s) -> c_int {
     run(|| {
@@ -338,6 +347,11 @@ pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_s) -> c_int {
 // ---------------------------------------------------------------------------------------------
 // Metalayer
 
+/// Encodes the "b2nd" metalayer content for an array of `ndim` dimensions with `shape`,
+/// `chunkshape`, `blockshape` and `dtype` (NULL: the default) in `dtype_format`. `*smeta`
+/// receives a new buffer allocated with malloc that the caller frees with free(). Returns the
+/// buffer's length in bytes, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_FAILURE
+/// for a bad `dtype_format`, BLOSC2_ERROR_INVALID_PARAM for bad dimensions).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_serialize_meta(
     ndim: i8,
@@ -378,6 +392,13 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
     })
 }
 
+/// Decodes the "b2nd" metalayer content `smeta` (`smeta_len` bytes): writes the number of
+/// dimensions to `*ndim` and fills `shape`, `chunkshape` and `blockshape` (each with room for
+/// `B2ND_MAX_DIM` entries). When `dtype` and `dtype_format` are both non-NULL, `*dtype_format`
+/// receives the format and `*dtype` a new string allocated with malloc (the caller frees it with
+/// free()), or NULL when the metalayer has no dtype. Returns the number of bytes decoded, or a
+/// negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_FAILURE or BLOSC2_ERROR_DATA for
+/// content that is not a valid metalayer).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_deserialize_meta(
     smeta: *const u8,
@@ -506,6 +527,11 @@ unsafe fn copy_buffer_c(
     Ok(0)
 }
 
+/// Copies the region `src_start` .. `src_stop` (per dimension, stop exclusive) of the C-ordered
+/// `ndim`-dimensional buffer `src`, whose full shape is `src_pad_shape`, into the C-ordered
+/// buffer `dst` of shape `dst_pad_shape` at position `dst_start`. Items are `itemsize` bytes (at
+/// most 255; see `b2nd_copy_buffer2` for larger). Returns 0, or a negative code
+/// (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a region outside either buffer).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_copy_buffer(
     ndim: i8,
@@ -536,6 +562,8 @@ pub unsafe extern "C" fn b2nd_copy_buffer(
     })
 }
 
+/// As `b2nd_copy_buffer`, with an `int32_t` item size (items of any size). Returns 0 or a
+/// negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_copy_buffer2(
     ndim: i8,
@@ -930,6 +958,10 @@ unsafe fn create(
     })
 }
 
+/// Creates an array as `ctx` describes whose content is undefined (stored as special
+/// "uninitialised" chunks; reads give zeros here). `*array` receives it; the caller releases it with
+/// `b2nd_free`. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, invalid parameters,
+/// a storage or file error).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_uninit(
     ctx: *mut b2nd_context_s,
@@ -939,6 +971,9 @@ pub unsafe extern "C" fn b2nd_uninit(
     unsafe { create(ctx, array, Array::uninit) }
 }
 
+/// Creates an array as `ctx` describes, "empty" in c-blosc2's sense: its content is not meant
+/// to be read before being written; it is stored as special zero chunks (reads give zeros). `*array` receives it; the caller releases it with `b2nd_free`. Returns 0
+/// or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_empty(
     ctx: *mut b2nd_context_s,
@@ -948,6 +983,9 @@ pub unsafe extern "C" fn b2nd_empty(
     unsafe { create(ctx, array, Array::empty) }
 }
 
+/// Creates an array as `ctx` describes filled with zero bytes (stored as special chunks, no
+/// data). `*array` receives it; the caller releases it with `b2nd_free`. Returns 0 or a negative
+/// code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_zeros(
     ctx: *mut b2nd_context_s,
@@ -957,6 +995,9 @@ pub unsafe extern "C" fn b2nd_zeros(
     unsafe { create(ctx, array, Array::zeros) }
 }
 
+/// Creates an array as `ctx` describes filled with NaNs (the item size must be 4 or 8, float32 or
+/// float64; else BLOSC2_ERROR_DATA). `*array` receives it; the caller releases it with
+/// `b2nd_free`. Returns 0 or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_nans(
     ctx: *mut b2nd_context_s,
@@ -966,6 +1007,9 @@ pub unsafe extern "C" fn b2nd_nans(
     unsafe { create(ctx, array, Array::nans) }
 }
 
+/// Creates an array as `ctx` describes with every item equal to `fill_value` (one item of the
+/// context's item size, copied). `*array` receives it; the caller releases it with `b2nd_free`.
+/// Returns 0 or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_full(
     ctx: *mut b2nd_context_s,
@@ -982,6 +1026,10 @@ pub unsafe extern "C" fn b2nd_full(
     }
 }
 
+/// Creates an array as `ctx` describes from the C-ordered buffer `buffer` of `buffersize` bytes
+/// (exactly the array's item count times the item size; else BLOSC2_ERROR_INVALID_PARAM); the
+/// buffer is copied and compressed. `*array` receives the array; the caller releases it with
+/// `b2nd_free`. Returns 0 or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_from_cbuffer(
     ctx: *mut b2nd_context_s,
@@ -1001,6 +1049,11 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
     }
 }
 
+/// Makes an array of the super-chunk `schunk`, which must carry a "b2nd" (or "caterva")
+/// metalayer. The array takes ownership of `schunk`: `b2nd_free` frees it, so the caller must not
+/// call `blosc2_schunk_free` on it. `*array` receives the array. Returns 0, or a negative code
+/// (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_METALAYER_NOT_FOUND, BLOSC2_ERROR_DATA for a bad
+/// metalayer).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_from_schunk(
     schunk: *mut blosc2_schunk,
@@ -1035,6 +1088,11 @@ unsafe fn adopt(sc: *mut blosc2_schunk, array: *mut *mut b2nd_array_t, null: Err
     rc
 }
 
+/// Opens the contiguous frame `cframe` (`cframe_len` bytes) holding a b2nd array. With `copy`
+/// true the array works on its own copy; with `copy` false it reads `cframe` in place, and the
+/// caller keeps the buffer alive and unchanged until `b2nd_free` (and frees it afterwards).
+/// `*array` receives the array; the caller releases it with `b2nd_free`. Returns 0 or a negative
+/// code (invalid frame, missing metalayer).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_from_cframe(
     cframe: *mut u8,
@@ -1052,6 +1110,11 @@ pub unsafe extern "C" fn b2nd_from_cframe(
     }
 }
 
+/// Opens the array stored at `urlpath` (a contiguous frame file or a sparse frame directory).
+/// Changes to the array are written back to it. `*array` receives the array; the caller releases
+/// it with `b2nd_free` (which leaves the file on disk). Returns 0, or a negative code
+/// (BLOSC2_ERROR_FILE_OPEN when it cannot be opened as a frame, BLOSC2_ERROR_METALAYER_NOT_FOUND,
+/// ...).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
     if urlpath.is_null() || array.is_null() {
@@ -1061,6 +1124,8 @@ pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd
     unsafe { adopt(blosc2_schunk_open(urlpath), array, Error::NullPointer) }
 }
 
+/// As `b2nd_open`, for a frame that starts `offset` bytes into the file (see `b2nd_save_append`).
+/// Returns 0 or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open_offset(
     urlpath: *const c_char,
@@ -1080,6 +1145,9 @@ pub unsafe extern "C" fn b2nd_open_offset(
     }
 }
 
+/// Releases `array`: its super-chunk (unless a view still shares it: the last of an array and its
+/// views to be freed frees it) and its fields. Data on disk stays. Returns 0, or
+/// BLOSC2_ERROR_NULL_POINTER for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
     run(|| {
@@ -1096,6 +1164,10 @@ pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
     })
 }
 
+/// Serialises `array` as a contiguous frame: `*cframe` receives it, `*cframe_len` its length and
+/// `*needs_free` who owns it, as for `blosc2_schunk_to_buffer` (true: a malloc'd copy the caller
+/// frees with free(); false: the array's own buffer, valid while the array is unchanged, not to be
+/// freed). Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_FAILURE).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_to_cframe(
     array: *const b2nd_array_t,
@@ -1134,6 +1206,9 @@ pub unsafe extern "C" fn b2nd_to_cframe(
     })
 }
 
+/// Writes a copy of `array` to `urlpath` (a contiguous frame file, or a sparse frame directory
+/// when the array is sparse or a view). The array itself is unchanged. Returns 0, or a negative
+/// code (BLOSC2_ERROR_NULL_POINTER, a file error).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
     run(|| {
@@ -1168,6 +1243,9 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
     })
 }
 
+/// Appends `array`, as a contiguous frame, to the end of the file `urlpath` (created if needed).
+/// Returns the offset in the file where the frame starts (for `b2nd_open_offset`), or a negative
+/// code (BLOSC2_ERROR_NULL_POINTER, a file error).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_save_append(
     array: *const b2nd_array_t,
@@ -1197,6 +1275,8 @@ pub unsafe extern "C" fn b2nd_save_append(
     unsafe { blosc2_schunk_append_file((*array).sc, urlpath) }
 }
 
+/// Prints the array's "b2nd" metalayer (dimensions, shapes, dtype) to stdout, for debugging.
+/// Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_METALAYER_NOT_FOUND).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
     run(|| {
@@ -1273,6 +1353,10 @@ unsafe fn out_buffer<'a>(buffer: *mut c_void, buffersize: i64) -> Result<&'a mut
     unsafe { out_items(buffer.cast::<u8>(), len) }
 }
 
+/// Decompresses the whole `array` into the C-ordered buffer `buffer` of `buffersize` bytes (at
+/// least the item count times the item size). Returns 0, or a negative code
+/// (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM when `buffersize` is too small, a
+/// decompression error).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_to_cbuffer(
     array: *const b2nd_array_t,
@@ -1296,6 +1380,11 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
     })
 }
 
+/// Decompresses the region `start` .. `stop` (one entry per dimension, stop exclusive) of
+/// `array` into `buffer`, a C-ordered buffer of shape `buffershape` (which must be at least the
+/// region's shape) and `buffersize` bytes; the region is written at the buffer's origin. Returns
+/// 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a region
+/// outside the array or a buffer too small, a decompression error).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
     array: *const b2nd_array_t,
@@ -1331,6 +1420,11 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
     })
 }
 
+/// Writes the C-ordered `buffer` (shape `buffershape`, `buffersize` bytes) into the region
+/// `start` .. `stop` (stop exclusive) of `array`, recompressing the chunks involved. The buffer is
+/// only read. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+/// BLOSC2_ERROR_INVALID_PARAM for a region outside the array or a buffer too small, a compression
+/// or storage error).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     buffer: *const c_void,
@@ -1361,6 +1455,10 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     })
 }
 
+/// Decompresses the `ncoords` items whose coordinates are in `coords` (`ncoords * ndim` entries,
+/// one item after another) into `buffer` (`buffersize` bytes, at least `ncoords` items). Returns
+/// 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a coordinate
+/// outside the array or a buffer too small).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
     array: *const b2nd_array_t,
@@ -1440,6 +1538,11 @@ unsafe fn selection_of<'a>(
     Ok(out)
 }
 
+/// Reads an orthogonal selection of `array`: for each dimension d, `selection[d]` lists
+/// `selection_size[d]` indexes along it; the result (every combination, C order) goes to
+/// `buffer`, of shape `buffershape` (`selection_size`) and `buffersize` bytes. Returns 0, or a
+/// negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for an index out of
+/// range or a buffer too small).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
     array: *const b2nd_array_t,
@@ -1465,6 +1568,9 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
     })
 }
 
+/// Writes `buffer` (shape `buffershape`, `buffersize` bytes) to the orthogonal selection of
+/// `array` that `selection` / `selection_size` describe (as in `b2nd_get_orthogonal_selection`).
+/// Returns 0 or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     array: *mut b2nd_array_t,
@@ -1491,6 +1597,10 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
 // ---------------------------------------------------------------------------------------------
 // New arrays from arrays
 
+/// Creates a new array, with the storage and shapes `ctx` gives (its shape is replaced by the
+/// region's), holding a copy of the region `start` .. `stop` (stop exclusive) of `src`. `*array`
+/// receives it; the caller releases it with `b2nd_free`. Returns 0, or a negative code
+/// (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a region outside `src`, ...).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_get_slice(
     ctx: *mut b2nd_context_s,
@@ -1524,6 +1634,9 @@ pub unsafe extern "C" fn b2nd_get_slice(
     })
 }
 
+/// Copies `src` into a new array with the storage, chunk shape and block shape `ctx` gives
+/// (chunks are reused as they are when the layouts match). `*array` receives the copy; the caller
+/// releases it with `b2nd_free`. Returns 0 or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_copy(
     ctx: *mut b2nd_context_s,
@@ -1735,6 +1848,11 @@ pub unsafe extern "C" fn b2nd_expand_dims(
 // ---------------------------------------------------------------------------------------------
 // Changing the shape
 
+/// Changes the shape of `array` to `new_shape` (`ndim` entries). A dimension that grows gets new
+/// zero items at `start[d]` (NULL `start`: at the end); one that shrinks loses items from
+/// `start[d]` (NULL: from the end). Away from the end, `start[d]` and the change must be
+/// multiples of the chunk shape. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+/// BLOSC2_ERROR_INVALID_PARAM for a view, a misaligned start or a bad shape, a storage error).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_resize(
     array: *mut b2nd_array_t,
@@ -1775,6 +1893,10 @@ unsafe fn axis_of(array: *const b2nd_array_t, axis: i8) -> Result<usize> {
         .ok_or(Error::InvalidParam)
 }
 
+/// Inserts the C-ordered `buffer` (`buffersize` bytes; its shape is the array's with
+/// dimension `axis` set to what the size gives) into `array` along `axis`, at index
+/// `insert_start`. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+/// BLOSC2_ERROR_INVALID_PARAM for a bad axis, position or size).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_insert(
     array: *mut b2nd_array_t,
@@ -1799,6 +1921,8 @@ pub unsafe extern "C" fn b2nd_insert(
     })
 }
 
+/// Appends the C-ordered `buffer` (`buffersize` bytes) to `array` along `axis` (as `b2nd_insert`
+/// at the end of that axis). Returns 0 or a negative code.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_append(
     array: *mut b2nd_array_t,
@@ -1822,6 +1946,9 @@ pub unsafe extern "C" fn b2nd_append(
     })
 }
 
+/// Removes `delete_len` items along `axis`, starting at index `delete_start`, from `array`.
+/// Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a bad
+/// axis or range).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_delete(
     array: *mut b2nd_array_t,
