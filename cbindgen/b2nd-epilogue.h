@@ -1,9 +1,14 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Add the new axes marked true in axis (final_dims entries; its false entries take array's
- * dimensions in order, exactly ndim of them, else BLOSC2_ERROR_INVALID_PARAM) to array, as a
- * view in *view: it shares array's chunks as the views of b2nd_squeeze_index do. */
+/**
+ * Adds new dimensions of extent 1 to `array`, as a view: `axis` holds `final_dims` flags, true
+ * for a new axis; its false entries take `array`'s dimensions in order (exactly ndim of them,
+ * else BLOSC2_ERROR_INVALID_PARAM). `*view` receives the view, which shares `array`'s chunks
+ * as the views of b2nd_squeeze_index do; release it with b2nd_free (in either order with
+ * `array`). Returns 0 or a negative code (BLOSC2_ERROR_NULL_POINTER,
+ * BLOSC2_ERROR_INVALID_PARAM).
+ */
 BLOSC_EXPORT int b2nd_expand_dims(const b2nd_array_t *array, b2nd_array_t **view, const bool *axis,
                                   const uint8_t final_dims);
 #ifdef __cplusplus

@@ -1,10 +1,32 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Byte (un)shuffle and bit (un)shuffle of blocksize bytes of typesize-byte items. */
+/**
+ * Byte-shuffles the `blocksize` bytes at `src` into `dest` (both caller-owned, `blocksize` bytes
+ * each): with `typesize`-byte items, byte j of every item is gathered into stream j, as the
+ * shuffle filter does inside a block. Bytes past the last whole item are copied unchanged.
+ * Returns `blocksize` (0 for 0), or BLOSC2_ERROR_INVALID_PARAM for a `typesize` outside 1..256
+ * or a negative `blocksize`, BLOSC2_ERROR_NULL_POINTER for a NULL buffer.
+ */
 BLOSC_EXPORT int32_t blosc2_shuffle(const int32_t typesize, const int32_t blocksize, const void *src, void *dest);
+/**
+ * Undoes `blosc2_shuffle`: rebuilds the `typesize`-byte items of the `blocksize` bytes at `src`
+ * into `dest`. Returns `blocksize`, or BLOSC2_ERROR_INVALID_PARAM / BLOSC2_ERROR_NULL_POINTER
+ * as `blosc2_shuffle`.
+ */
 BLOSC_EXPORT int32_t blosc2_unshuffle(const int32_t typesize, const int32_t blocksize, const void *src, void *dest);
+/**
+ * Bit-shuffles the `blocksize` bytes at `src` into `dest`: bit j of every `typesize`-byte item is
+ * gathered into bit-plane j (the bitshuffle filter). Returns `blocksize`, or
+ * BLOSC2_ERROR_INVALID_PARAM for a `typesize` outside 1..256 or a negative `blocksize`,
+ * BLOSC2_ERROR_NULL_POINTER for a NULL buffer.
+ */
 BLOSC_EXPORT int32_t blosc2_bitshuffle(const int32_t typesize, const int32_t blocksize, const void *src, void *dest);
+/**
+ * Undoes `blosc2_bitshuffle`. Returns `blocksize`, BLOSC2_ERROR_INVALID_PARAM for a `typesize`
+ * below 1, BLOSC2_ERROR_FAILURE for a negative `blocksize` (as c-blosc2), or
+ * BLOSC2_ERROR_NULL_POINTER for a NULL buffer.
+ */
 BLOSC_EXPORT int32_t blosc2_bitunshuffle(const int32_t typesize, const int32_t blocksize, const void *src, void *dest);
 #ifdef __cplusplus
 }

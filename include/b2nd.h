@@ -65,6 +65,15 @@ typedef struct b2nd_context_s b2nd_context_t;
 extern "C" {
 #endif // __cplusplus
 
+/**
+ * Creates the parameters for making b2nd arrays: storage `b2_storage` (NULL: in memory with
+ * default compression parameters), `ndim` dimensions (up to `B2ND_MAX_DIM`), the array's
+ * `shape`, its `chunkshape` and `blockshape` (each `ndim` entries), the item type `dtype`
+ * (NULL: "|u1"-style default; a NUL-terminated string in format `dtype_format`, 0 for NumPy)
+ * and `nmetalayers` extra metalayers to add to each array. Everything is copied, so the
+ * arguments may go away. Returns the context, which the caller releases with `b2nd_free_ctx`
+ * (arrays made from it do not keep it), or NULL on invalid parameters.
+ */
 BLOSC_EXPORT
 struct b2nd_context_s *b2nd_create_ctx(const blosc2_storage *b2_storage,
                                        int8_t ndim,
@@ -76,8 +85,19 @@ struct b2nd_context_s *b2nd_create_ctx(const blosc2_storage *b2_storage,
                                        const blosc2_metalayer *metalayers,
                                        int32_t nmetalayers);
 
+/**
+ * Releases a context made by `b2nd_create_ctx`. Returns 0, or BLOSC2_ERROR_NULL_POINTER for
+ * NULL.
+ */
 BLOSC_EXPORT int b2nd_free_ctx(struct b2nd_context_s *ctx);
 
+/**
+ * Encodes the "b2nd" metalayer content for an array of `ndim` dimensions with `shape`,
+ * `chunkshape`, `blockshape` and `dtype` (NULL: the default) in `dtype_format`. `*smeta`
+ * receives a new buffer allocated with malloc that the caller frees with free(). Returns the
+ * buffer's length in bytes, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_FAILURE
+ * for a bad `dtype_format`, BLOSC2_ERROR_INVALID_PARAM for bad dimensions).
+ */
 BLOSC_EXPORT
 int b2nd_serialize_meta(int8_t ndim,
                         const int64_t *shape,
@@ -87,6 +107,15 @@ int b2nd_serialize_meta(int8_t ndim,
                         int8_t dtype_format,
                         uint8_t **smeta);
 
+/**
+ * Decodes the "b2nd" metalayer content `smeta` (`smeta_len` bytes): writes the number of
+ * dimensions to `*ndim` and fills `shape`, `chunkshape` and `blockshape` (each with room for
+ * `B2ND_MAX_DIM` entries). When `dtype` and `dtype_format` are both non-NULL, `*dtype_format`
+ * receives the format and `*dtype` a new string allocated with malloc (the caller frees it with
+ * free()), or NULL when the metalayer has no dtype. Returns the number of bytes decoded, or a
+ * negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_FAILURE or BLOSC2_ERROR_DATA for
+ * content that is not a valid metalayer).
+ */
 BLOSC_EXPORT
 int b2nd_deserialize_meta(const uint8_t *smeta,
                           int32_t smeta_len,
@@ -97,6 +126,13 @@ int b2nd_deserialize_meta(const uint8_t *smeta,
                           char **dtype,
                           int8_t *dtype_format);
 
+/**
+ * Copies the region `src_start` .. `src_stop` (per dimension, stop exclusive) of the C-ordered
+ * `ndim`-dimensional buffer `src`, whose full shape is `src_pad_shape`, into the C-ordered
+ * buffer `dst` of shape `dst_pad_shape` at position `dst_start`. Items are `itemsize` bytes (at
+ * most 255; see `b2nd_copy_buffer2` for larger). Returns 0, or a negative code
+ * (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a region outside either buffer).
+ */
 BLOSC_EXPORT
 int b2nd_copy_buffer(int8_t ndim,
                      uint8_t itemsize,
@@ -108,6 +144,10 @@ int b2nd_copy_buffer(int8_t ndim,
                      const int64_t *dst_pad_shape,
                      const int64_t *dst_start);
 
+/**
+ * As `b2nd_copy_buffer`, with an `int32_t` item size (items of any size). Returns 0 or a
+ * negative code.
+ */
 BLOSC_EXPORT
 int b2nd_copy_buffer2(int8_t ndim,
                       int32_t itemsize,
@@ -119,56 +159,153 @@ int b2nd_copy_buffer2(int8_t ndim,
                       const int64_t *dst_pad_shape,
                       const int64_t *dst_start);
 
+/**
+ * Creates an array as `ctx` describes whose content is undefined (stored as special
+ * "uninitialised" chunks; reads give zeros here). `*array` receives it; the caller releases it with
+ * `b2nd_free`. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, invalid parameters,
+ * a storage or file error).
+ */
 BLOSC_EXPORT int b2nd_uninit(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
 
-BLOSC_EXPORT int b2nd_empty(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
+/**
+ * Creates an array as `ctx` describes, "empty" in c-blosc2's sense: its content is not meant
+ * to be read before being written; it is stored as special zero chunks (reads give zeros). `*array` receives it; the caller releases it with `b2nd_free`. Returns 0
+ * or a negative code.
+ */
+BLOSC_EXPORT
+int b2nd_empty(struct b2nd_context_s *ctx,
+               struct b2nd_array_t **array);
 
+/**
+ * Creates an array as `ctx` describes filled with zero bytes (stored as special chunks, no
+ * data). `*array` receives it; the caller releases it with `b2nd_free`. Returns 0 or a negative
+ * code.
+ */
 BLOSC_EXPORT int b2nd_zeros(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
 
+/**
+ * Creates an array as `ctx` describes filled with NaNs (the item size must be 4 or 8, float32 or
+ * float64; else BLOSC2_ERROR_DATA). `*array` receives it; the caller releases it with
+ * `b2nd_free`. Returns 0 or a negative code.
+ */
 BLOSC_EXPORT int b2nd_nans(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
 
+/**
+ * Creates an array as `ctx` describes with every item equal to `fill_value` (one item of the
+ * context's item size, copied). `*array` receives it; the caller releases it with `b2nd_free`.
+ * Returns 0 or a negative code.
+ */
 BLOSC_EXPORT
 int b2nd_full(struct b2nd_context_s *ctx,
               struct b2nd_array_t **array,
               const void *fill_value);
 
+/**
+ * Creates an array as `ctx` describes from the C-ordered buffer `buffer` of `buffersize` bytes
+ * (exactly the array's item count times the item size; else BLOSC2_ERROR_INVALID_PARAM); the
+ * buffer is copied and compressed. `*array` receives the array; the caller releases it with
+ * `b2nd_free`. Returns 0 or a negative code.
+ */
 BLOSC_EXPORT
 int b2nd_from_cbuffer(struct b2nd_context_s *ctx,
                       struct b2nd_array_t **array,
                       const void *buffer,
                       int64_t buffersize);
 
+/**
+ * Makes an array of the super-chunk `schunk`, which must carry a "b2nd" (or "caterva")
+ * metalayer. The array takes ownership of `schunk`: `b2nd_free` frees it, so the caller must not
+ * call `blosc2_schunk_free` on it. `*array` receives the array. Returns 0, or a negative code
+ * (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_METALAYER_NOT_FOUND, BLOSC2_ERROR_DATA for a bad
+ * metalayer).
+ */
 BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, struct b2nd_array_t **array);
 
+/**
+ * Opens the contiguous frame `cframe` (`cframe_len` bytes) holding a b2nd array. With `copy`
+ * true the array works on its own copy; with `copy` false it reads `cframe` in place, and the
+ * caller keeps the buffer alive and unchanged until `b2nd_free` (and frees it afterwards).
+ * `*array` receives the array; the caller releases it with `b2nd_free`. Returns 0 or a negative
+ * code (invalid frame, missing metalayer).
+ */
 BLOSC_EXPORT
 int b2nd_from_cframe(uint8_t *cframe,
                      int64_t cframe_len,
                      bool copy,
                      struct b2nd_array_t **array);
 
+/**
+ * Opens the array stored at `urlpath` (a contiguous frame file or a sparse frame directory).
+ * Changes to the array are written back to it. `*array` receives the array; the caller releases
+ * it with `b2nd_free` (which leaves the file on disk). Returns 0, or a negative code
+ * (BLOSC2_ERROR_FILE_OPEN when it cannot be opened as a frame, BLOSC2_ERROR_METALAYER_NOT_FOUND,
+ * ...).
+ */
 BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
 
+/**
+ * As `b2nd_open`, for a frame that starts `offset` bytes into the file (see `b2nd_save_append`).
+ * Returns 0 or a negative code.
+ */
 BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
 
+/**
+ * Releases `array`: its super-chunk (unless a view still shares it: the last of an array and its
+ * views to be freed frees it) and its fields. Data on disk stays. Returns 0, or
+ * BLOSC2_ERROR_NULL_POINTER for NULL.
+ */
 BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
 
+/**
+ * Serialises `array` as a contiguous frame: `*cframe` receives it, `*cframe_len` its length and
+ * `*needs_free` who owns it, as for `blosc2_schunk_to_buffer` (true: a malloc'd copy the caller
+ * frees with free(); false: the array's own buffer, valid while the array is unchanged, not to be
+ * freed). Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_FAILURE).
+ */
 BLOSC_EXPORT
 int b2nd_to_cframe(const struct b2nd_array_t *array,
                    uint8_t **cframe,
                    int64_t *cframe_len,
                    bool *needs_free);
 
+/**
+ * Writes a copy of `array` to `urlpath` (a contiguous frame file, or a sparse frame directory
+ * when the array is sparse or a view). The array itself is unchanged. Returns 0, or a negative
+ * code (BLOSC2_ERROR_NULL_POINTER, a file error).
+ */
 BLOSC_EXPORT int b2nd_save(const struct b2nd_array_t *array, char *urlpath);
 
+/**
+ * Appends `array`, as a contiguous frame, to the end of the file `urlpath` (created if needed).
+ * Returns the offset in the file where the frame starts (for `b2nd_open_offset`), or a negative
+ * code (BLOSC2_ERROR_NULL_POINTER, a file error).
+ */
 BLOSC_EXPORT int64_t b2nd_save_append(const struct b2nd_array_t *array, const char *urlpath);
 
+/**
+ * Prints the array's "b2nd" metalayer (dimensions, shapes, dtype) to stdout, for debugging.
+ * Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_METALAYER_NOT_FOUND).
+ */
 BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
 
+/**
+ * Decompresses the whole `array` into the C-ordered buffer `buffer` of `buffersize` bytes (at
+ * least the item count times the item size). Returns 0, or a negative code
+ * (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM when `buffersize` is too small, a
+ * decompression error).
+ */
 BLOSC_EXPORT
 int b2nd_to_cbuffer(const struct b2nd_array_t *array,
                     void *buffer,
                     int64_t buffersize);
 
+/**
+ * Decompresses the region `start` .. `stop` (one entry per dimension, stop exclusive) of
+ * `array` into `buffer`, a C-ordered buffer of shape `buffershape` (which must be at least the
+ * region's shape) and `buffersize` bytes; the region is written at the buffer's origin. Returns
+ * 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a region
+ * outside the array or a buffer too small, a decompression error).
+ */
 BLOSC_EXPORT
 int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
                            const int64_t *start,
@@ -177,6 +314,13 @@ int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
                            const int64_t *buffershape,
                            int64_t buffersize);
 
+/**
+ * Writes the C-ordered `buffer` (shape `buffershape`, `buffersize` bytes) into the region
+ * `start` .. `stop` (stop exclusive) of `array`, recompressing the chunks involved. The buffer is
+ * only read. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+ * BLOSC2_ERROR_INVALID_PARAM for a region outside the array or a buffer too small, a compression
+ * or storage error).
+ */
 BLOSC_EXPORT
 int b2nd_set_slice_cbuffer(const void *buffer,
                            const int64_t *buffershape,
@@ -185,6 +329,12 @@ int b2nd_set_slice_cbuffer(const void *buffer,
                            const int64_t *stop,
                            struct b2nd_array_t *array);
 
+/**
+ * Decompresses the `ncoords` items whose coordinates are in `coords` (`ncoords * ndim` entries,
+ * one item after another) into `buffer` (`buffersize` bytes, at least `ncoords` items). Returns
+ * 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a coordinate
+ * outside the array or a buffer too small).
+ */
 BLOSC_EXPORT
 int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
                             int64_t ncoords,
@@ -192,6 +342,13 @@ int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
                             void *buffer,
                             int64_t buffersize);
 
+/**
+ * Reads an orthogonal selection of `array`: for each dimension d, `selection[d]` lists
+ * `selection_size[d]` indexes along it; the result (every combination, C order) goes to
+ * `buffer`, of shape `buffershape` (`selection_size`) and `buffersize` bytes. Returns 0, or a
+ * negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for an index out of
+ * range or a buffer too small).
+ */
 BLOSC_EXPORT
 int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
                                   int64_t **selection,
@@ -200,6 +357,11 @@ int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
                                   int64_t *buffershape,
                                   int64_t buffersize);
 
+/**
+ * Writes `buffer` (shape `buffershape`, `buffersize` bytes) to the orthogonal selection of
+ * `array` that `selection` / `selection_size` describe (as in `b2nd_get_orthogonal_selection`).
+ * Returns 0 or a negative code.
+ */
 BLOSC_EXPORT
 int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
                                   int64_t **selection,
@@ -208,6 +370,12 @@ int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
                                   int64_t *buffershape,
                                   int64_t buffersize);
 
+/**
+ * Creates a new array, with the storage and shapes `ctx` gives (its shape is replaced by the
+ * region's), holding a copy of the region `start` .. `stop` (stop exclusive) of `src`. `*array`
+ * receives it; the caller releases it with `b2nd_free`. Returns 0, or a negative code
+ * (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a region outside `src`, ...).
+ */
 BLOSC_EXPORT
 int b2nd_get_slice(struct b2nd_context_s *ctx,
                    struct b2nd_array_t **array,
@@ -215,6 +383,11 @@ int b2nd_get_slice(struct b2nd_context_s *ctx,
                    const int64_t *start,
                    const int64_t *stop);
 
+/**
+ * Copies `src` into a new array with the storage, chunk shape and block shape `ctx` gives
+ * (chunks are reused as they are when the layouts match). `*array` receives the copy; the caller
+ * releases it with `b2nd_free`. Returns 0 or a negative code.
+ */
 BLOSC_EXPORT
 int b2nd_copy(struct b2nd_context_s *ctx,
               const struct b2nd_array_t *src,
@@ -255,11 +428,24 @@ int b2nd_squeeze_index(struct b2nd_array_t *array,
  */
 BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
 
+/**
+ * Changes the shape of `array` to `new_shape` (`ndim` entries). A dimension that grows gets new
+ * zero items at `start[d]` (NULL `start`: at the end); one that shrinks loses items from
+ * `start[d]` (NULL: from the end). Away from the end, `start[d]` and the change must be
+ * multiples of the chunk shape. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+ * BLOSC2_ERROR_INVALID_PARAM for a view, a misaligned start or a bad shape, a storage error).
+ */
 BLOSC_EXPORT
 int b2nd_resize(struct b2nd_array_t *array,
                 const int64_t *new_shape,
                 const int64_t *start);
 
+/**
+ * Inserts the C-ordered `buffer` (`buffersize` bytes; its shape is the array's with
+ * dimension `axis` set to what the size gives) into `array` along `axis`, at index
+ * `insert_start`. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER,
+ * BLOSC2_ERROR_INVALID_PARAM for a bad axis, position or size).
+ */
 BLOSC_EXPORT
 int b2nd_insert(struct b2nd_array_t *array,
                 const void *buffer,
@@ -267,12 +453,21 @@ int b2nd_insert(struct b2nd_array_t *array,
                 int8_t axis,
                 int64_t insert_start);
 
+/**
+ * Appends the C-ordered `buffer` (`buffersize` bytes) to `array` along `axis` (as `b2nd_insert`
+ * at the end of that axis). Returns 0 or a negative code.
+ */
 BLOSC_EXPORT
 int b2nd_append(struct b2nd_array_t *array,
                 const void *buffer,
                 int64_t buffersize,
                 int8_t axis);
 
+/**
+ * Removes `delete_len` items along `axis`, starting at index `delete_start`, from `array`.
+ * Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a bad
+ * axis or range).
+ */
 BLOSC_EXPORT
 int b2nd_delete(struct b2nd_array_t *array,
                 int8_t axis,
@@ -298,9 +493,14 @@ BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Add the new axes marked true in axis (final_dims entries; its false entries take array's
- * dimensions in order, exactly ndim of them, else BLOSC2_ERROR_INVALID_PARAM) to array, as a
- * view in *view: it shares array's chunks as the views of b2nd_squeeze_index do. */
+/**
+ * Adds new dimensions of extent 1 to `array`, as a view: `axis` holds `final_dims` flags, true
+ * for a new axis; its false entries take `array`'s dimensions in order (exactly ndim of them,
+ * else BLOSC2_ERROR_INVALID_PARAM). `*view` receives the view, which shares `array`'s chunks
+ * as the views of b2nd_squeeze_index do; release it with b2nd_free (in either order with
+ * `array`). Returns 0 or a negative code (BLOSC2_ERROR_NULL_POINTER,
+ * BLOSC2_ERROR_INVALID_PARAM).
+ */
 BLOSC_EXPORT int b2nd_expand_dims(const b2nd_array_t *array, b2nd_array_t **view, const bool *axis,
                                   const uint8_t final_dims);
 #ifdef __cplusplus

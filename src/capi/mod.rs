@@ -55,6 +55,52 @@ mod tests {
         assert_eq!(seen, 37);
     }
 
+    /// Every function a generated header exports (each `BLOSC_EXPORT` declaration, the
+    /// hand-written ones of cbindgen/ included) has a comment of its own right above it: the
+    /// `///` doc comment of its Rust definition, or the C comment of its fragment.
+    #[test]
+    fn every_exported_function_is_documented() {
+        let generated = Path::new(env!("RBLOSC2_GENERATED_INCLUDE"));
+        let mut declared = 0;
+        let mut undocumented = Vec::new();
+        for header in [
+            "blosc2.h",
+            "b2nd.h",
+            "blosc2/blosc2-stdio.h",
+            "blosc2/codecs-registry.h",
+            "blosc2/filters-registry.h",
+            "blosc2/tuners-registry.h",
+        ] {
+            let text = std::fs::read_to_string(generated.join(header)).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                if !line.starts_with("BLOSC_EXPORT") {
+                    continue;
+                }
+                // The declaration may span lines: its name is the word before the first '('.
+                let decl: String = lines[i..].iter().take(8).copied().collect();
+                let name = decl[..decl.find('(').unwrap()]
+                    .trim_end()
+                    .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap()
+                    .to_string();
+                declared += 1;
+                let documented = i > 0 && lines[i - 1].trim_end().ends_with("*/");
+                if !documented {
+                    undocumented.push(format!("{header}: {name}"));
+                }
+            }
+        }
+        assert!(declared >= 160, "found only {declared} exported declarations");
+        assert!(
+            undocumented.is_empty(),
+            "exported without a doc comment (add a `///` comment to the Rust definition, or a C \
+             comment in the cbindgen/ fragment):\n{}",
+            undocumented.join("\n")
+        );
+    }
+
     /// include/ is committed; it must equal what build.rs generates from the current sources
     /// (refresh it with `RBLOSC2_UPDATE_HEADERS=1 cargo build`).
     #[test]
