@@ -2,6 +2,8 @@
 #
 #   make install PREFIX=/some/prefix     build (cargo, release) and install (library, headers,
 #                                        package files, bin/b2inspect)
+#   make check-prereqs                   the tools and libraries the build needs are there (run
+#                                        first by build/install; names what is missing)
 #   make example PREFIX=/some/prefix     compile and run examples/hello.c against that install
 #   make check-exports                   the built .so exports only the public C API
 #   make uninstall PREFIX=/some/prefix
@@ -45,11 +47,15 @@ PC_DEST    := $(LIB_DEST)/pkgconfig
 # From lib/cmake/Blosc2 back up to PREFIX: one ".." per path component.
 CMAKE_TO_PREFIX := $(shell echo "$(LIBDIR)/cmake/Blosc2" | sed 's|[^/][^/]*|..|g')
 
-.PHONY: all build install uninstall example check-exports clean
+.PHONY: all build install uninstall example check-exports check-prereqs clean
 
 all: build
 
-build:
+# Stops before cargo starts, with one message naming what is missing and how to install it.
+check-prereqs:
+	@CARGO="$(CARGO)" CC="$(CC)" scripts/check-prereqs.sh
+
+build: check-prereqs
 	$(CARGO) build --release --locked --lib $(CARGO_FLAGS)
 	$(CARGO) build --release --locked --bins $(CARGO_FLAGS)
 
