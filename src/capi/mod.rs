@@ -92,7 +92,10 @@ mod tests {
                 }
             }
         }
-        assert!(declared >= 160, "found only {declared} exported declarations");
+        assert!(
+            declared >= 160,
+            "found only {declared} exported declarations"
+        );
         assert!(
             undocumented.is_empty(),
             "exported without a doc comment (add a `///` comment to the Rust definition, or a C \
