@@ -806,14 +806,14 @@ pub unsafe extern "C" fn blosc2_set_threads_callback(
 // ------------------------------------------------------------------------------------------
 // Compressed-buffer info
 
-/// The header at `p` as c-blosc2's cbuffer queries read it (16 bytes, or 32 for the extended
-/// one).
+/// The header at `p` as c-blosc2's cbuffer queries read it: its first 16 bytes only, whatever
+/// the flags say (a 16-byte header may be all there is before an unmapped page).
 ///
 /// # Safety
-/// As for `header_bytes`.
+/// `p` is NULL or points to 16 readable bytes.
 unsafe fn cbuffer_header(p: *const c_void) -> Result<ChunkHeader> {
     // SAFETY: forwarded contract.
-    ChunkHeader::parse(unsafe { header_bytes(p) }?)
+    ChunkHeader::parse_min(unsafe { in_bytes(p, MIN_HEADER_LENGTH as i64) }?)
 }
 
 #[no_mangle]
@@ -879,14 +879,14 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
             if cbytes < MIN_HEADER_LENGTH {
                 return Err(Error::WriteBuffer);
             }
-            // Never more than the cbytes the caller vouches for.
-            let len = cbytes.min(EXTENDED_HEADER_LENGTH) as i64;
-            // SAFETY: cbuffer holds cbytes >= 16 bytes, per the API.
-            let h = ChunkHeader::parse(unsafe { in_bytes(cbuffer, len) }?)?;
+            // SAFETY: cbuffer holds cbytes >= 16 bytes, per the API. c-blosc2 reads them
+            // as blosc2_cbuffer_sizes does.
+            let h = unsafe { cbuffer_header(cbuffer) }?;
             if h.cbytes as i64 != cbytes as i64 {
                 return Err(Error::InvalidHeader);
             }
-            if h.nbytes as i64 > MAX_BUFFERSIZE {
+            // c-blosc2 compares the nbytes stored in a size_t: a negative one is huge.
+            if h.nbytes as isize as usize > MAX_BUFFERSIZE as usize {
                 return Err(Error::MemoryAlloc);
             }
             Ok(h.nbytes as usize)
