@@ -526,7 +526,9 @@ fn global_compress(
         match global::set_compressor(&name) {
             Ok(_) => {}
             Err(Some(e)) => return Err(e),
-            Err(None) => return Ok(-1),
+            // An unknown name leaves the compressor unset: the compression below then fails
+            // with BLOSC2_ERROR_CODEC_SUPPORT, as c-blosc2's does.
+            Err(None) => {}
         }
     }
     if let Some(v) = env_int("BLOSC_BLOCKSIZE", |v| v > 0) {
@@ -593,8 +595,10 @@ fn global_decompressor(nthreads: i16) -> Result<Decompressor> {
 
 fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
     ensure_init();
-    if let Some(n) = env_nthreads() {
-        global::set_nthreads(n)?;
+    // Unlike compression, c-blosc2's decompression takes any value set (not only a positive
+    // one) to blosc2_set_nthreads, which refuses one below 1.
+    if let Some(v) = env("BLOSC_NTHREADS") {
+        global::set_nthreads(leading_int(&v) as i16)?;
     }
     len_of(global_decompressor(global::nthreads())?.decompress(src, dst, None)?)
 }
