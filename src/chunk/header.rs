@@ -230,16 +230,20 @@ impl ChunkHeader {
             }
         }
         let special = h.special_raw();
-        // Only a repeated value must tile nbytes: c-blosc2 itself writes zero/NaN/uninit chunks
-        // whose nbytes is not a multiple of the typesize (an all-zero buffer compressed whole).
-        if h.extended && special == Special::Value as u8 {
-            if h.nbytes % h.typesize as i32 != 0 {
-                return Err(Error::InvalidHeader);
-            }
-            if special == Special::Value as u8
-                && h.cbytes < EXTENDED_HEADER_LENGTH as i32 + h.typesize as i32
+        // c-blosc2 itself writes zero chunks whose nbytes is not a multiple of the typesize (an
+        // all-zero buffer compressed whole); NaN and uninitialised ones must be whole items. A
+        // repeated value is the bytes after the header (what c-blosc2 repeats, whatever the
+        // typesize says): there must be some, and they must tile nbytes.
+        if h.extended {
+            if special == Special::Value as u8 {
+                let value_len = h.cbytes - EXTENDED_HEADER_LENGTH as i32;
+                if value_len <= 0 || h.nbytes % value_len != 0 {
+                    return Err(Error::InvalidHeader);
+                }
+            } else if (special == Special::Nan as u8 || special == Special::Uninit as u8)
+                && h.nbytes % h.typesize as i32 != 0
             {
-                return Err(Error::ReadBuffer);
+                return Err(Error::InvalidHeader);
             }
         }
         Ok(h)
