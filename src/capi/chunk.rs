@@ -14,7 +14,7 @@ use libc::{c_char, c_int, c_void};
 
 use crate::capi::library::guard;
 use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context, OwnedContext};
-use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks};
+use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref};
 use crate::capi::tuner;
 use crate::capi::types::*;
 use crate::chunk::copy::copy_bytes;
@@ -220,8 +220,22 @@ fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
     // c-blosc2 replaces an id <= 0 by its default tuner's (0, its automatic block size).
     c.tuner_id = c.tuner_id.max(0);
     // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
-    let layout = unsafe { schunk_layout(c.schunk) };
-    tuner::boxed_with_tuner(Context::new_compress(&c, |p| p.layout = layout)?, &c)
+    let (layout, schunk_ts) = unsafe { (schunk_layout(c.schunk), schunk_typesize(c.schunk)) };
+    let ctx = Context::new_compress(&c, |p| {
+        p.layout = layout;
+        p.schunk_typesize = schunk_ts;
+    })?;
+    tuner::boxed_with_tuner(ctx, &c)
+}
+
+/// The typesize of the super-chunk at `schunk` (None for NULL), which c-blosc2's filters read
+/// through `cparams->schunk` / `dparams->schunk`.
+///
+/// # Safety
+/// `schunk` is NULL or a super-chunk of ours.
+pub(crate) unsafe fn schunk_typesize(schunk: *mut c_void) -> Option<i32> {
+    // SAFETY: forwarded contract.
+    unsafe { schunk_ref(schunk.cast()) }.map(|s| s.cparams().typesize)
 }
 
 #[no_mangle]
@@ -239,8 +253,11 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
             d.nthreads = n;
         }
         // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
-        let layout = unsafe { schunk_layout(d.schunk) };
-        let mut ctx = match Context::new_decompress(&d, |p| p.layout = layout) {
+        let (layout, schunk_ts) = unsafe { (schunk_layout(d.schunk), schunk_typesize(d.schunk)) };
+        let mut ctx = match Context::new_decompress(&d, |p| {
+            p.layout = layout;
+            p.schunk_typesize = schunk_ts;
+        }) {
             Ok(ctx) => ctx,
             Err(_) => return ptr::null_mut(),
         };

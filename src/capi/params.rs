@@ -451,6 +451,8 @@ fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
         user_codec,
         user_filters,
         layout: None,
+        // Set by the context constructors that know the super-chunk (see schunk_typesize).
+        schunk_typesize: None,
         tuner: crate::capi::tuner::hook_for(c, handle),
         owner: Some(Arc::new(extras)),
     }
@@ -521,6 +523,7 @@ fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
         user_codecs: registry::all_codecs(),
         user_filters: registry::all_filters(),
         layout: None,
+        schunk_typesize: None,
         owner: Some(Arc::new(DExtras {
             schunk: c.schunk,
             postfilter: c.postfilter,

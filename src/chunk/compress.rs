@@ -220,8 +220,11 @@ pub(crate) fn validate(params: &CParams) -> Result<()> {
     for (i, &f) in params.filters.iter().enumerate() {
         let usable = match f {
             NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC => true,
-            // both bytedeltas need their number of streams in filters_meta.
-            pipeline::BYTEDELTA | pipeline::BYTEDELTA_BUGGY => params.filters_meta[i] != 0,
+            // both bytedeltas need their number of streams: filters_meta, or the
+            // super-chunk's typesize when that is 0.
+            pipeline::BYTEDELTA | pipeline::BYTEDELTA_BUGGY => {
+                params.filters_meta[i] != 0 || params.schunk_typesize.is_some()
+            }
             // The params' own, or a registered one (the pipeline looks there too).
             _ => {
                 params.user_filters.iter().any(|(id, _)| *id == f)

@@ -716,7 +716,8 @@ const MAX_SCATTERED_STREAMS: usize = 32;
 fn fused_bytedelta<'b>(bw: &Backward<'b>, nstreams: usize) -> (bool, &'b [(u8, u8)]) {
     match bw.steps {
         [(pipeline::BYTEDELTA, m), rest @ ..]
-            if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
+            if pipeline::bytedelta_streams(*m, bw.dparams.schunk_typesize, Error::Failure)
+                == Ok(nstreams)
                 && bytedelta::has_backward_unshuffle(nstreams) =>
         {
             (true, rest)

@@ -149,6 +149,10 @@ pub struct CParams {
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
     /// The layout of the array this context compresses for, when it has one.
     pub layout: Option<Arc<ArrayLayout>>,
+    /// The typesize of the super-chunk these parameters belong to (c-blosc2's
+    /// `cparams->schunk->typesize`), None for a bare context: BYTEDELTA with `filters_meta` 0
+    /// takes its number of streams from it, and fails without one.
+    pub schunk_typesize: Option<i32>,
     /// Consulted before each compression (see [`Tuner`]).
     pub tuner: Option<Arc<dyn Tuner>>,
     /// Data of the layer above the core, passed along untouched (see [`Owner`]).
@@ -184,6 +188,7 @@ impl Default for CParams {
             user_codec: None,
             user_filters: Vec::new(),
             layout: None,
+            schunk_typesize: None,
             tuner: None,
             owner: None,
         }
@@ -221,6 +226,8 @@ pub struct DParams {
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
     /// The layout of the array this context decompresses for, when it has one.
     pub layout: Option<Arc<ArrayLayout>>,
+    /// As [`CParams::schunk_typesize`] (c-blosc2's `dparams->schunk->typesize`).
+    pub schunk_typesize: Option<i32>,
     /// Data of the layer above the core, passed along untouched (see [`Owner`]).
     pub owner: Option<Owner>,
 }
@@ -234,6 +241,7 @@ impl Default for DParams {
             user_codecs: Vec::new(),
             user_filters: Vec::new(),
             layout: None,
+            schunk_typesize: None,
             owner: None,
         }
     }

@@ -153,7 +153,10 @@ impl Schunk {
         Ok(sc)
     }
 
-    fn bare(storage: Storage, chunks: Chunks) -> Result<Schunk> {
+    fn bare(mut storage: Storage, chunks: Chunks) -> Result<Schunk> {
+        // The contexts belong to this super-chunk: BYTEDELTA with meta 0 takes its typesize.
+        storage.cparams.schunk_typesize = Some(storage.cparams.typesize);
+        storage.dparams.schunk_typesize = Some(storage.cparams.typesize);
         let compressor = Compressor::new(storage.cparams.clone())?;
         let decompressor = Decompressor::new(storage.dparams.clone())?;
         Ok(Schunk {
