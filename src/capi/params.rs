@@ -227,7 +227,7 @@ impl UserCodec for CCodec {
         self.encoder.is_some() || self.plugin().is_some_and(|p| p.0.is_some())
     }
 
-    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams) -> i32 {
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, source: &[u8]) -> i32 {
         let encoder = self.encoder.or_else(|| self.plugin().and_then(|p| p.0));
         let Some(encoder) = encoder else {
             return Error::CodecSupport.code();
@@ -243,12 +243,12 @@ impl UserCodec for CCodec {
                 dst.len() as i32,
                 meta,
                 &mut cp,
-                ptr::null(),
+                source.as_ptr().cast(),
             )
         }
     }
 
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams) -> i32 {
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, chunk: &[u8]) -> i32 {
         let decoder = self.decoder.or_else(|| self.plugin().and_then(|p| p.1));
         let Some(decoder) = decoder else {
             return Error::CodecSupport.code();
@@ -263,7 +263,7 @@ impl UserCodec for CCodec {
                 dst.len() as i32,
                 meta,
                 &mut dp,
-                ptr::null(),
+                chunk.as_ptr().cast(),
             )
         }
     }

@@ -185,6 +185,12 @@ impl SchunkHandle {
         self.cparams.schunk = at.cast();
         self.dparams = dparams_to_c(self.schunk.dparams());
         self.dparams.schunk = at.cast();
+        // A super-chunk opened from a frame has parameters without the back-pointer to this
+        // handle: user codecs and filters get it as c-blosc2 gives them the super-chunk.
+        self.schunk.adopt_owner(
+            cparams_from_c(&self.cparams).owner,
+            dparams_from_c(&self.dparams).owner,
+        )?;
         self.urlpath = self
             .schunk
             .storage()

@@ -443,7 +443,9 @@ impl<'a> Chunk<'a> {
                     if cdata.len() == neblock {
                         raw[j] = Some(cdata);
                     } else if hi > lo {
-                        let n = decode_stream_prefix(h, cdata, o, hi, &dict, bw.dparams, codec)?;
+                        let n = decode_stream_prefix(
+                            h, cdata, o, hi, &dict, bw.dparams, codec, self.src,
+                        )?;
                         if n < hi {
                             return Err(Error::Data);
                         }
@@ -563,7 +565,7 @@ impl<'a> Chunk<'a> {
                         }
                         continue;
                     }
-                    let n = decode_stream(h, cdata, o, &dict, dparams, codec)?;
+                    let n = decode_stream(h, cdata, o, &dict, dparams, codec, self.src)?;
                     if n != neblock {
                         return Err(Error::Data);
                     }
@@ -760,7 +762,7 @@ fn unshuffle_into(streams: &[&[u8]], dst: &mut [u8], bytedelta: bool) -> Result<
 }
 
 /// Decompresses one stream with the chunk's codec (built-in or user-registered); returns the
-/// bytes written.
+/// bytes written. `chunk` is the whole chunk, for user codecs.
 pub(crate) fn decode_stream(
     h: &ChunkHeader,
     cdata: &[u8],
@@ -768,6 +770,7 @@ pub(crate) fn decode_stream(
     dict: &Dict<'_>,
     dparams: &DParams,
     codec: &mut codecs::CodecScratch,
+    chunk: &[u8],
 ) -> Result<usize> {
     if h.compformat() != codecs::UDCODEC_FORMAT {
         return codecs::decompress_stream(h.compformat(), cdata, out, dict, codec);
@@ -781,15 +784,18 @@ pub(crate) fn decode_stream(
         .map(|(_, c)| c.clone())
         .or_else(|| super::registry::codec(h.udcompcode).map(|e| e.codec))
         .ok_or(Error::CodecSupport)?;
-    let r = uc.decode(cdata, out, h.compcode_meta, dparams);
-    if r < 0 {
-        return Err(Error::from_code(r).unwrap_or(Error::Data));
+    let r = uc.decode(cdata, out, h.compcode_meta, dparams, chunk);
+    // c-blosc2 answers any result but the stream's full length, error codes included, with
+    // BLOSC2_ERROR_DATA.
+    if r < 0 || r as usize != out.len() {
+        return Err(Error::Data);
     }
     Ok(r as usize)
 }
 
 /// [`decode_stream`] of at least the first `want` bytes of a stream (see
 /// `codecs::decompress_stream_prefix`); user codecs decode the whole stream.
+#[allow(clippy::too_many_arguments)]
 fn decode_stream_prefix(
     h: &ChunkHeader,
     cdata: &[u8],
@@ -798,9 +804,10 @@ fn decode_stream_prefix(
     dict: &Dict<'_>,
     dparams: &DParams,
     codec: &mut codecs::CodecScratch,
+    chunk: &[u8],
 ) -> Result<usize> {
     if h.compformat() == codecs::UDCODEC_FORMAT {
-        return decode_stream(h, cdata, out, dict, dparams, codec);
+        return decode_stream(h, cdata, out, dict, dparams, codec, chunk);
     }
     codecs::decompress_stream_prefix(h.compformat(), cdata, out, want, dict, codec)
 }

@@ -42,10 +42,12 @@ pub trait UserCodec: Send + Sync {
     fn encoder_available(&self) -> bool {
         true
     }
-    /// Returns the compressed size, 0 if it did not fit, negative on error.
-    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams) -> i32;
-    /// Returns the decompressed size, negative on error.
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams) -> i32;
+    /// Returns the compressed size, 0 if it did not fit, negative on error. `source` is the
+    /// whole buffer being compressed (what c-blosc2 passes as the encoder's `chunk`).
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, source: &[u8]) -> i32;
+    /// Returns the decompressed size, negative on error. `chunk` is the whole chunk being
+    /// decompressed (the decoder's `chunk` in c-blosc2).
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, chunk: &[u8]) -> i32;
 }
 
 /// A user-registered filter, as the core sees it.

@@ -1108,6 +1108,30 @@ impl Schunk {
         Ok(i)
     }
 
+    /// Gives its compression and decompression parameters the layer above's data (see
+    /// [`crate::chunk::params::Owner`]) where they have none, as for a super-chunk opened from
+    /// a frame, whose parameters come from the frame: the C layer's back-pointer to its handle,
+    /// which c-blosc2 hands to user codecs and filters as `cparams->schunk`/`dparams->schunk`.
+    pub fn adopt_owner(
+        &mut self,
+        cowner: Option<crate::chunk::params::Owner>,
+        downer: Option<crate::chunk::params::Owner>,
+    ) -> Result<()> {
+        let (c, d) = (&mut self.storage.cparams, &mut self.storage.dparams);
+        if c.owner.is_some() && d.owner.is_some() {
+            return Ok(());
+        }
+        if c.owner.is_none() {
+            c.owner = cowner;
+        }
+        if d.owner.is_none() {
+            d.owner = downer;
+        }
+        self.compressor = Compressor::new(c.clone())?;
+        self.decompressor = Decompressor::new(d.clone())?;
+        Ok(())
+    }
+
     /// The array layout the "b2nd" metalayer describes (None without one, or when it does not
     /// parse), handed to the compressor and decompressor for the filters that need it.
     pub fn layout(&self) -> Option<&Arc<crate::chunk::params::ArrayLayout>> {
