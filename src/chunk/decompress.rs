@@ -195,7 +195,7 @@ impl<'a> Chunk<'a> {
                     .get(EXTENDED_HEADER_LENGTH..self.header.cbytes as usize)
                     .filter(|v| !v.is_empty())
                     .ok_or(Error::ReadBuffer)?;
-                if out.len() % v.len() != 0 {
+                if !out.len().is_multiple_of(v.len()) {
                     return Err(Error::Data);
                 }
                 fill_pattern(out, v);
