@@ -1,9 +1,10 @@
 /* What a user codec's encoder and decoder receive as cparams->schunk / dparams->schunk (and
    whether the chunk argument is set) in each path: a new super-chunk in memory and on disk
-   (cframe, sframe), reopened with blosc2_schunk_open and blosc2_schunk_open_offset, from a
+   (cframe, sframe), reopened with blosc2_schunk_open, _open_offset and _open_udio, from a
    cframe buffer, copied, and bare contexts with and without a super-chunk. The codec halves
    each block (the data repeats every half block) and its decoder reads the typesize of the
-   super-chunk it is given, failing without one, as a codec written for c-blosc2 can. The
+   super-chunk it is given, failing without one, as a codec written for c-blosc2 can. A user
+   filter (a copy) in the pipeline reports its cparams->schunk / dparams->schunk too. The
    encoder's chunk argument is the source buffer, the decoder's the chunk. Then what a
    decoder's other results (error codes, short lengths) make of a decompression.
    Temporary files in the current directory.
@@ -20,6 +21,7 @@
 #define CODEC_ID 244
 #define BLOCK 4096
 #define NBYTES (8 * BLOCK)
+#define FILTER_ID 250
 
 static uint8_t data[NBYTES], out[NBYTES];
 static int decoder_result; /* what the second codec's decoder returns (1: the full length) */
@@ -113,6 +115,26 @@ static void decoder_results(void) {
   blosc2_free_ctx(dctx);
 }
 
+static int filter_forward(const uint8_t *src, uint8_t *dest, int32_t size, uint8_t meta,
+                          blosc2_cparams *cparams, uint8_t id) {
+  (void)meta, (void)id;
+  char buf[64];
+  snprintf(buf, sizeof buf, "fwd schunk %s", who(cparams->schunk));
+  note(buf);
+  memcpy(dest, src, (size_t)size);
+  return 0;
+}
+
+static int filter_backward(const uint8_t *src, uint8_t *dest, int32_t size, uint8_t meta,
+                           blosc2_dparams *dparams, uint8_t id) {
+  (void)meta, (void)id;
+  char buf[64];
+  snprintf(buf, sizeof buf, "bwd schunk %s", who(dparams->schunk));
+  note(buf);
+  memcpy(dest, src, (size_t)size);
+  return 0;
+}
+
 static blosc2_cparams cparams(void) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 1;
@@ -120,6 +142,7 @@ static blosc2_cparams cparams(void) {
   cp.blocksize = BLOCK;
   cp.splitmode = BLOSC_NEVER_SPLIT;
   cp.filters[5] = BLOSC_NOFILTER;
+  cp.filters[4] = FILTER_ID;
   return cp;
 }
 
@@ -168,6 +191,9 @@ int main(void) {
   blosc2_codec codec = {.compcode = CODEC_ID, .compname = "halves", .complib = CODEC_ID,
                         .version = 1, .encoder = encoder, .decoder = decoder};
   printf("register_codec %d\n", blosc2_register_codec(&codec));
+  blosc2_filter filter = {.id = FILTER_ID, .name = "copy", .version = 1,
+                          .forward = filter_forward, .backward = filter_backward};
+  printf("register_filter %d\n", blosc2_register_filter(&filter));
 
   /* In memory. */
   blosc2_cparams cp = cparams();
