@@ -227,6 +227,10 @@ impl UserCodec for CCodec {
         self.encoder.is_some() || self.plugin().is_some_and(|p| p.0.is_some())
     }
 
+    fn decoder_available(&self) -> bool {
+        self.decoder.is_some() || self.plugin().is_some_and(|p| p.1.is_some())
+    }
+
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, source: &[u8]) -> i32 {
         let encoder = self.encoder.or_else(|| self.plugin().and_then(|p| p.0));
         let Some(encoder) = encoder else {

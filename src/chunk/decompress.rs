@@ -784,6 +784,9 @@ pub(crate) fn decode_stream(
         .map(|(_, c)| c.clone())
         .or_else(|| super::registry::codec(h.udcompcode).map(|e| e.codec))
         .ok_or(Error::CodecSupport)?;
+    if !uc.decoder_available() {
+        return Err(Error::CodecSupport);
+    }
     let r = uc.decode(cdata, out, h.compcode_meta, dparams, chunk);
     // c-blosc2 answers any result but the stream's full length, error codes included, with
     // BLOSC2_ERROR_DATA.

@@ -42,6 +42,11 @@ pub trait UserCodec: Send + Sync {
     fn encoder_available(&self) -> bool {
         true
     }
+    /// Whether the decoder can run (loading it on demand as [`UserCodec::encoder_available`]);
+    /// false makes the decompression fail with `CodecSupport`, as in c-blosc2.
+    fn decoder_available(&self) -> bool {
+        true
+    }
     /// Returns the compressed size, 0 if it did not fit, negative on error. `source` is the
     /// whole buffer being compressed (what c-blosc2 passes as the encoder's `chunk`).
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, source: &[u8]) -> i32;
