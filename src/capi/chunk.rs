@@ -14,7 +14,7 @@ use libc::{c_char, c_int, c_void};
 
 use crate::capi::library::guard;
 use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context, OwnedContext};
-use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks};
+use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref};
 use crate::capi::tuner;
 use crate::capi::types::*;
 use crate::chunk::copy::copy_bytes;
@@ -220,8 +220,22 @@ fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
     // c-blosc2 replaces an id <= 0 by its default tuner's (0, its automatic block size).
     c.tuner_id = c.tuner_id.max(0);
     // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
-    let layout = unsafe { schunk_layout(c.schunk) };
-    tuner::boxed_with_tuner(Context::new_compress(&c, |p| p.layout = layout)?, &c)
+    let (layout, schunk_ts) = unsafe { (schunk_layout(c.schunk), schunk_typesize(c.schunk)) };
+    let ctx = Context::new_compress(&c, |p| {
+        p.layout = layout;
+        p.schunk_typesize = schunk_ts;
+    })?;
+    tuner::boxed_with_tuner(ctx, &c)
+}
+
+/// The typesize of the super-chunk at `schunk` (None for NULL), which c-blosc2's filters read
+/// through `cparams->schunk` / `dparams->schunk`.
+///
+/// # Safety
+/// `schunk` is NULL or a super-chunk of ours.
+pub(crate) unsafe fn schunk_typesize(schunk: *mut c_void) -> Option<i32> {
+    // SAFETY: forwarded contract.
+    unsafe { schunk_ref(schunk.cast()) }.map(|s| s.cparams().typesize)
 }
 
 /// Creates a compression context from `cparams` (copied; start from `BLOSC2_CPARAMS_DEFAULTS`).
@@ -248,8 +262,11 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
             d.nthreads = n;
         }
         // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
-        let layout = unsafe { schunk_layout(d.schunk) };
-        let mut ctx = match Context::new_decompress(&d, |p| p.layout = layout) {
+        let (layout, schunk_ts) = unsafe { (schunk_layout(d.schunk), schunk_typesize(d.schunk)) };
+        let mut ctx = match Context::new_decompress(&d, |p| {
+            p.layout = layout;
+            p.schunk_typesize = schunk_ts;
+        }) {
             Ok(ctx) => ctx,
             Err(_) => return ptr::null_mut(),
         };
@@ -569,7 +586,9 @@ fn global_compress(
         match global::set_compressor(&name) {
             Ok(_) => {}
             Err(Some(e)) => return Err(e),
-            Err(None) => return Ok(-1),
+            // An unknown name leaves the compressor unset: the compression below then fails
+            // with BLOSC2_ERROR_CODEC_SUPPORT, as c-blosc2's does.
+            Err(None) => {}
         }
     }
     if let Some(v) = env_int("BLOSC_BLOCKSIZE", |v| v > 0) {
@@ -636,8 +655,10 @@ fn global_decompressor(nthreads: i16) -> Result<Decompressor> {
 
 fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
     ensure_init();
-    if let Some(n) = env_nthreads() {
-        global::set_nthreads(n)?;
+    // Unlike compression, c-blosc2's decompression takes any value set (not only a positive
+    // one) to blosc2_set_nthreads, which refuses one below 1.
+    if let Some(v) = env("BLOSC_NTHREADS") {
+        global::set_nthreads(leading_int(&v) as i16)?;
     }
     len_of(global_decompressor(global::nthreads())?.decompress(src, dst, None)?)
 }
@@ -875,14 +896,14 @@ pub unsafe extern "C" fn blosc2_set_threads_callback(
 // ------------------------------------------------------------------------------------------
 // Compressed-buffer info
 
-/// The header at `p` as c-blosc2's cbuffer queries read it (16 bytes, or 32 for the extended
-/// one).
+/// The header at `p` as c-blosc2's cbuffer queries read it: its first 16 bytes only, whatever
+/// the flags say (a 16-byte header may be all there is before an unmapped page).
 ///
 /// # Safety
-/// As for `header_bytes`.
+/// `p` is NULL or points to 16 readable bytes.
 unsafe fn cbuffer_header(p: *const c_void) -> Result<ChunkHeader> {
     // SAFETY: forwarded contract.
-    ChunkHeader::parse(unsafe { header_bytes(p) }?)
+    ChunkHeader::parse_min(unsafe { in_bytes(p, MIN_HEADER_LENGTH as i64) }?)
 }
 
 /// Reads the sizes recorded in the header of the chunk at `cbuffer`: `*nbytes` its uncompressed
@@ -959,14 +980,14 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
             if cbytes < MIN_HEADER_LENGTH {
                 return Err(Error::WriteBuffer);
             }
-            // Never more than the cbytes the caller vouches for.
-            let len = cbytes.min(EXTENDED_HEADER_LENGTH) as i64;
-            // SAFETY: cbuffer holds cbytes >= 16 bytes, per the API.
-            let h = ChunkHeader::parse(unsafe { in_bytes(cbuffer, len) }?)?;
+            // SAFETY: cbuffer holds cbytes >= 16 bytes, per the API. c-blosc2 reads them
+            // as blosc2_cbuffer_sizes does.
+            let h = unsafe { cbuffer_header(cbuffer) }?;
             if h.cbytes as i64 != cbytes as i64 {
                 return Err(Error::InvalidHeader);
             }
-            if h.nbytes as i64 > MAX_BUFFERSIZE {
+            // c-blosc2 compares the nbytes stored in a size_t: a negative one is huge.
+            if h.nbytes as isize as usize > MAX_BUFFERSIZE as usize {
                 return Err(Error::MemoryAlloc);
             }
             Ok(h.nbytes as usize)

@@ -227,7 +227,11 @@ impl UserCodec for CCodec {
         self.encoder.is_some() || self.plugin().is_some_and(|p| p.0.is_some())
     }
 
-    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams) -> i32 {
+    fn decoder_available(&self) -> bool {
+        self.decoder.is_some() || self.plugin().is_some_and(|p| p.1.is_some())
+    }
+
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, source: &[u8]) -> i32 {
         let encoder = self.encoder.or_else(|| self.plugin().and_then(|p| p.0));
         let Some(encoder) = encoder else {
             return Error::CodecSupport.code();
@@ -243,12 +247,12 @@ impl UserCodec for CCodec {
                 dst.len() as i32,
                 meta,
                 &mut cp,
-                ptr::null(),
+                source.as_ptr().cast(),
             )
         }
     }
 
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams) -> i32 {
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, chunk: &[u8]) -> i32 {
         let decoder = self.decoder.or_else(|| self.plugin().and_then(|p| p.1));
         let Some(decoder) = decoder else {
             return Error::CodecSupport.code();
@@ -263,7 +267,7 @@ impl UserCodec for CCodec {
                 dst.len() as i32,
                 meta,
                 &mut dp,
-                ptr::null(),
+                chunk.as_ptr().cast(),
             )
         }
     }
@@ -451,6 +455,8 @@ fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
         user_codec,
         user_filters,
         layout: None,
+        // Set by the context constructors that know the super-chunk (see schunk_typesize).
+        schunk_typesize: None,
         tuner: crate::capi::tuner::hook_for(c, handle),
         owner: Some(Arc::new(extras)),
     }
@@ -521,6 +527,7 @@ fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
         user_codecs: registry::all_codecs(),
         user_filters: registry::all_filters(),
         layout: None,
+        schunk_typesize: None,
         owner: Some(Arc::new(DExtras {
             schunk: c.schunk,
             postfilter: c.postfilter,

@@ -197,6 +197,12 @@ impl SchunkHandle {
         self.cparams.schunk = at.cast();
         self.dparams = dparams_to_c(self.schunk.dparams());
         self.dparams.schunk = at.cast();
+        // A super-chunk opened from a frame has parameters without the back-pointer to this
+        // handle: user codecs and filters get it as c-blosc2 gives them the super-chunk.
+        self.schunk.adopt_owner(
+            cparams_from_c(&self.cparams).owner,
+            dparams_from_c(&self.dparams).owner,
+        )?;
         self.urlpath = self
             .schunk
             .storage()
@@ -222,12 +228,18 @@ impl SchunkHandle {
         self.mirror.dctx = ptr::null_mut();
         // As c-blosc2's blosc2_create_cctx for the super-chunk: a tuner the parameters name is
         // initialised with the new context, and the super-chunk fails to exist if it refuses.
-        self.mirror.cctx = match Context::new_compress(&self.cparams, |_| {}) {
+        // The super-chunk's typesize, which BYTEDELTA with meta 0 takes (as in c-blosc2).
+        let schunk_ts = Some(self.schunk.cparams().typesize);
+        self.mirror.cctx = match Context::new_compress(&self.cparams, |p| {
+            p.schunk_typesize = schunk_ts;
+        }) {
             Ok(ctx) => tuner::boxed_with_tuner(ctx, &self.cparams)?.into_raw(),
             Err(_) => ptr::null_mut(),
         };
-        self.mirror.dctx = Context::new_decompress(&self.dparams, |_| {})
-            .map_or(ptr::null_mut(), Context::into_handle);
+        self.mirror.dctx = Context::new_decompress(&self.dparams, |p| {
+            p.schunk_typesize = schunk_ts;
+        })
+        .map_or(ptr::null_mut(), Context::into_handle);
         // SAFETY: the context just created above, owned by this handle.
         if let Some(d) = unsafe { Context::from_handle(self.mirror.dctx) } {
             d.lazy_blocks = Some(Arc::new(HandleBlocks(self as *const SchunkHandle)));

@@ -8,13 +8,17 @@ use libc::{c_char, c_int, c_void};
 
 use crate::capi::types::*;
 
-/// The FILE of a `blosc2_stdio_file *` stream (None for NULL).
+/// The FILE of a `blosc2_stdio_file *` stream (None for a NULL stream or a NULL FILE: c-blosc2
+/// returns its error value for both).
 ///
 /// # Safety
-/// `stream` is NULL or from `blosc2_stdio_open`.
+/// `stream` is NULL or points to a `blosc2_stdio_file` (from `blosc2_stdio_open`, or the
+/// caller's own).
 unsafe fn stdio_file(stream: *mut c_void) -> Option<*mut libc::FILE> {
     // SAFETY: forwarded contract.
-    unsafe { stream.cast::<blosc2_stdio_file>().as_ref() }.map(|s| s.file)
+    unsafe { stream.cast::<blosc2_stdio_file>().as_ref() }
+        .map(|s| s.file)
+        .filter(|f| !f.is_null())
 }
 
 /// Opens `urlpath` with `fopen(urlpath, mode)` for the stdio I/O backend.
@@ -73,12 +77,17 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     let Some(file) = (unsafe { stdio_file(stream) }) else {
         return -1;
     };
-    // SAFETY: an open FILE.
+    // SAFETY: an open FILE. The position is put back: c-blosc2's size does not move it.
     unsafe {
-        if libc::fseeko(file, 0, libc::SEEK_END) != 0 {
+        let here = libc::ftello(file);
+        if here < 0 || libc::fseeko(file, 0, libc::SEEK_END) != 0 {
             return -1;
         }
-        libc::ftello(file)
+        let size = libc::ftello(file);
+        if libc::fseeko(file, here, libc::SEEK_SET) != 0 {
+            return -1;
+        }
+        size
     }
 }
 
@@ -393,21 +402,29 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
+    if ptr.is_null() {
+        return 0;
+    }
     // SAFETY: stream is NULL or an open mapping, per the API.
-    let Some(m) = (unsafe { mmap_of(stream) }) else {
-        return 0;
-    };
-    if ptr.is_null() || m.addr.is_null() || size <= 0 || nitems < 0 || position < 0 {
-        return 0;
+    let m = unsafe { mmap_of(stream) };
+    // As c-blosc2: all the items or none; `*ptr` is NULL when none.
+    let start = m.filter(|m| !m.addr.is_null()).and_then(|m| {
+        let n = size
+            .checked_mul(nitems)
+            .filter(|_| size >= 0 && nitems >= 0)?;
+        let end = position.checked_add(n).filter(|_| position >= 0)?;
+        // SAFETY: position..end lies inside the file and the mapping (a truncate may have
+        // grown the file past the mapping).
+        (end as u64 <= m.file_size.min(m.mapping_size) as u64)
+            .then(|| unsafe { m.addr.add(position as usize) })
+    });
+    // SAFETY: ptr is writable, per the API; the caller reads the bytes in place.
+    unsafe { *ptr = start.map_or(ptr::null_mut(), |p| p.cast()) };
+    if start.is_some() {
+        nitems
+    } else {
+        0
     }
-    let position = position as usize;
-    if position > m.file_size {
-        return 0;
-    }
-    let available = ((m.file_size - position) as i64) / size;
-    // SAFETY: position is inside the mapping; the caller reads the bytes in place.
-    unsafe { *ptr = m.addr.add(position).cast() };
-    nitems.min(available)
 }
 
 /// Sets the mapped file's size to `size` bytes (the file itself is not touched in mode "c").
@@ -449,6 +466,9 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int
             }
             rc |= libc::munmap(m.addr.cast(), m.mapping_size);
             m.addr = ptr::null_mut();
+        } else {
+            // Never mapped (or destroyed already): c-blosc2's munmap of it fails.
+            rc = -1;
         }
         if !m.file.is_null() {
             rc |= libc::fclose(m.file);

@@ -136,7 +136,7 @@ fn compress_block(
             return Ok(0);
         }
         let dst = &mut out[pos..pos + maxout];
-        let cbytes = encode_stream(job.params, stream, dst, &job.dict, codec)?;
+        let cbytes = encode_stream(job.params, stream, dst, &job.dict, codec, job.src)?;
         if cbytes > maxout {
             return Err(Error::WriteBuffer);
         }
@@ -164,20 +164,21 @@ fn compress_block(
 }
 
 /// Compresses one stream with the chunk's codec (built-in or user-registered); 0 when it did
-/// not fit in `dst`.
+/// not fit in `dst`. `source` is the whole buffer being compressed, for user codecs.
 pub(crate) fn encode_stream(
     params: &CParams,
     stream: &[u8],
     dst: &mut [u8],
     dict: &Dict<'_>,
     codec: &mut codecs::CodecScratch,
+    source: &[u8],
 ) -> Result<usize> {
     match &params.user_codec {
         Some(uc) if !codecs::is_builtin(params.compcode) => {
             if !uc.encoder_available() {
                 return Err(Error::CodecSupport);
             }
-            let r = uc.encode(stream, dst, params.compcode_meta, params);
+            let r = uc.encode(stream, dst, params.compcode_meta, params, source);
             // c-blosc2 answers any negative encoder result with BLOSC2_ERROR_DATA.
             if r < 0 {
                 return Err(Error::Data);
@@ -220,8 +221,11 @@ pub(crate) fn validate(params: &CParams) -> Result<()> {
     for (i, &f) in params.filters.iter().enumerate() {
         let usable = match f {
             NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC => true,
-            // both bytedeltas need their number of streams in filters_meta.
-            pipeline::BYTEDELTA | pipeline::BYTEDELTA_BUGGY => params.filters_meta[i] != 0,
+            // both bytedeltas need their number of streams: filters_meta, or the
+            // super-chunk's typesize when that is 0.
+            pipeline::BYTEDELTA | pipeline::BYTEDELTA_BUGGY => {
+                params.filters_meta[i] != 0 || params.schunk_typesize.is_some()
+            }
             // The params' own, or a registered one (the pipeline looks there too).
             _ => {
                 params.user_filters.iter().any(|(id, _)| *id == f)

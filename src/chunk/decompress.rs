@@ -174,8 +174,9 @@ impl<'a> Chunk<'a> {
         self.header.filters.contains(&DELTA)
     }
 
-    /// Fills `out` (a block's worth starting at byte `offset` of the chunk) for a special or
-    /// memcpyed chunk.
+    /// Fills `out` (a block's worth starting at byte `offset` of the chunk, or a part of one
+    /// block) for a special or memcpyed chunk. Special values fill `out` from its start, as
+    /// c-blosc2 fills each block or getitem segment.
     fn fill_plain(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         let ts = self.header.typesize as usize;
         match self.header.special()? {
@@ -187,20 +188,17 @@ impl<'a> Chunk<'a> {
                 _ => return Err(Error::Data),
             },
             Special::Value => {
-                let hl = EXTENDED_HEADER_LENGTH;
-                // Items wider than the typesize byte are written with typesize 1 and the whole
-                // item after the header (c-blosc2 3.3.5 reads it so too): the item is what
-                // follows the header.
-                let len = if ts == 1 {
-                    (self.header.cbytes as usize).saturating_sub(hl).max(1)
-                } else {
-                    ts
-                };
-                let v = self.src.get(hl..hl + len).ok_or(Error::ReadBuffer)?;
-                let phase = offset % len;
-                let head = out.len().min(len - phase);
-                out[..head].copy_from_slice(&v[phase..phase + head]);
-                fill_pattern(&mut out[head..], v);
+                // The value is what follows the header (cbytes - 32 bytes, the typesize when
+                // written): c-blosc2 repeats those bytes whatever the header's typesize says.
+                let v = self
+                    .src
+                    .get(EXTENDED_HEADER_LENGTH..self.header.cbytes as usize)
+                    .filter(|v| !v.is_empty())
+                    .ok_or(Error::ReadBuffer)?;
+                if !out.len().is_multiple_of(v.len()) {
+                    return Err(Error::Data);
+                }
+                fill_pattern(out, v);
             }
             Special::None => {
                 let start = self.header.header_len() + offset;
@@ -223,6 +221,47 @@ impl<'a> Chunk<'a> {
                     .ok_or(Error::ReadBuffer)?;
                 copy_bytes(out, s);
             }
+        }
+        Ok(())
+    }
+
+    /// Block `nblock` (`block` its full length) of a special or memcpyed chunk, through the
+    /// postfilter when there is one (c-blosc2 runs it on these blocks too).
+    fn plain_block(
+        &self,
+        dparams: &DParams,
+        nblock: usize,
+        block: &mut [u8],
+        tid: usize,
+    ) -> Result<()> {
+        let offset = nblock * self.header.blocksize as usize;
+        self.fill_plain(offset, block)?;
+        if let Some(post) = &dparams.postfilter {
+            let input = block.to_vec();
+            let info = BlockInfo {
+                typesize: self.header.typesize as i32,
+                offset: offset as i32,
+                nblock: nblock as i32,
+                tid: tid as i32,
+            };
+            if post.call(&input, block, info) != 0 {
+                return Err(Error::Postfilter);
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes `start..start + out.len()` of a special or memcpyed chunk without a postfilter:
+    /// a repeated value fills each block's part from the value's start, as c-blosc2 does.
+    fn fill_plain_range(&self, start: usize, out: &mut [u8]) -> Result<()> {
+        if self.header.special()? != Special::Value {
+            return self.fill_plain(start, out);
+        }
+        let bs = self.header.blocksize as usize;
+        let mut at = start;
+        for part in split_at_blocks(out, start, bs) {
+            self.fill_plain(at, part)?;
+            at += part.len();
         }
         Ok(())
     }
@@ -404,7 +443,9 @@ impl<'a> Chunk<'a> {
                     if cdata.len() == neblock {
                         raw[j] = Some(cdata);
                     } else if hi > lo {
-                        let n = decode_stream_prefix(h, cdata, o, hi, &dict, bw.dparams, codec)?;
+                        let n = decode_stream_prefix(
+                            h, cdata, o, hi, &dict, bw.dparams, codec, self.src,
+                        )?;
                         if n < hi {
                             return Err(Error::Data);
                         }
@@ -524,7 +565,7 @@ impl<'a> Chunk<'a> {
                         }
                         continue;
                     }
-                    let n = decode_stream(h, cdata, o, &dict, dparams, codec)?;
+                    let n = decode_stream(h, cdata, o, &dict, dparams, codec, self.src)?;
                     if n != neblock {
                         return Err(Error::Data);
                     }
@@ -677,7 +718,8 @@ const MAX_SCATTERED_STREAMS: usize = 32;
 fn fused_bytedelta<'b>(bw: &Backward<'b>, nstreams: usize) -> (bool, &'b [(u8, u8)]) {
     match bw.steps {
         [(pipeline::BYTEDELTA, m), rest @ ..]
-            if pipeline::bytedelta_streams(bw.typesize, *m) == nstreams
+            if pipeline::bytedelta_streams(*m, bw.dparams.schunk_typesize, Error::Failure)
+                == Ok(nstreams)
                 && bytedelta::has_backward_unshuffle(nstreams) =>
         {
             (true, rest)
@@ -720,7 +762,7 @@ fn unshuffle_into(streams: &[&[u8]], dst: &mut [u8], bytedelta: bool) -> Result<
 }
 
 /// Decompresses one stream with the chunk's codec (built-in or user-registered); returns the
-/// bytes written.
+/// bytes written. `chunk` is the whole chunk, for user codecs.
 pub(crate) fn decode_stream(
     h: &ChunkHeader,
     cdata: &[u8],
@@ -728,6 +770,7 @@ pub(crate) fn decode_stream(
     dict: &Dict<'_>,
     dparams: &DParams,
     codec: &mut codecs::CodecScratch,
+    chunk: &[u8],
 ) -> Result<usize> {
     if h.compformat() != codecs::UDCODEC_FORMAT {
         return codecs::decompress_stream(h.compformat(), cdata, out, dict, codec);
@@ -741,15 +784,21 @@ pub(crate) fn decode_stream(
         .map(|(_, c)| c.clone())
         .or_else(|| super::registry::codec(h.udcompcode).map(|e| e.codec))
         .ok_or(Error::CodecSupport)?;
-    let r = uc.decode(cdata, out, h.compcode_meta, dparams);
-    if r < 0 {
-        return Err(Error::from_code(r).unwrap_or(Error::Data));
+    if !uc.decoder_available() {
+        return Err(Error::CodecSupport);
+    }
+    let r = uc.decode(cdata, out, h.compcode_meta, dparams, chunk);
+    // c-blosc2 answers any result but the stream's full length, error codes included, with
+    // BLOSC2_ERROR_DATA.
+    if r < 0 || r as usize != out.len() {
+        return Err(Error::Data);
     }
     Ok(r as usize)
 }
 
 /// [`decode_stream`] of at least the first `want` bytes of a stream (see
 /// `codecs::decompress_stream_prefix`); user codecs decode the whole stream.
+#[allow(clippy::too_many_arguments)]
 fn decode_stream_prefix(
     h: &ChunkHeader,
     cdata: &[u8],
@@ -758,19 +807,44 @@ fn decode_stream_prefix(
     dict: &Dict<'_>,
     dparams: &DParams,
     codec: &mut codecs::CodecScratch,
+    chunk: &[u8],
 ) -> Result<usize> {
     if h.compformat() == codecs::UDCODEC_FORMAT {
-        return decode_stream(h, cdata, out, dict, dparams, codec);
+        return decode_stream(h, cdata, out, dict, dparams, codec, chunk);
     }
     codecs::decompress_stream_prefix(h.compformat(), cdata, out, want, dict, codec)
 }
 
+/// `out` cut where the blocks of `bs` bytes of a chunk end, `out` starting at byte `start`.
+fn split_at_blocks(out: &mut [u8], start: usize, bs: usize) -> impl Iterator<Item = &mut [u8]> {
+    let first = (bs - start % bs).min(out.len());
+    let (head, rest) = out.split_at_mut(first);
+    std::iter::once(head)
+        .chain(rest.chunks_mut(bs))
+        .filter(|p| !p.is_empty())
+}
+
+/// Bytes a pattern fill doubles up to before copying that prefix along the rest: a source that
+/// stays in L1 while the copies run at memcpy speed.
+const FILL_PERIOD: usize = 16 * 1024;
+
+/// Repeats `pat` over `out` (a last partial copy truncated): the pattern once, then copies of
+/// what is filled, doubling up to [`FILL_PERIOD`] bytes, then that prefix copied along (a
+/// copy per item ran 12 times slower than c-blosc2's typed loops).
 fn fill_pattern(out: &mut [u8], pat: &[u8]) {
-    if pat.is_empty() {
+    if pat.is_empty() || out.is_empty() {
         return;
     }
-    for c in out.chunks_mut(pat.len()) {
-        c.copy_from_slice(&pat[..c.len()]);
+    let first = pat.len().min(out.len());
+    out[..first].copy_from_slice(&pat[..first]);
+    let mut filled = first;
+    // Whole copies of the pattern only, so every copy below starts on a pattern boundary.
+    let period_cap = (FILL_PERIOD / pat.len()).max(1) * pat.len();
+    while filled < out.len() {
+        let n = filled.min(period_cap).min(out.len() - filled);
+        let (done, todo) = out.split_at_mut(filled);
+        todo[..n].copy_from_slice(&done[..n]);
+        filled += n;
     }
 }
 
@@ -869,31 +943,14 @@ pub(crate) fn decompress_with(
             if masked(i) {
                 return Ok(());
             }
-            chunk.fill_plain(i * bs, block)?;
-            if let Some(post) = &dparams.postfilter {
-                let input = block.to_vec();
-                if post.call(
-                    &input,
-                    block,
-                    BlockInfo {
-                        typesize: h.typesize as i32,
-                        offset: (i * bs) as i32,
-                        nblock: i as i32,
-                        tid: tid as i32,
-                    },
-                ) != 0
-                {
-                    return Err(Error::Postfilter);
-                }
-            }
-            Ok(())
+            chunk.plain_block(dparams, i, block, tid)
         };
         // Copies and fills are split by block among the threads as c-blosc2 splits them: one
         // thread alone moves a 4 MiB copy at a single core's memcpy speed, well below two.
         match pool {
             Some(pool) => super::runner::for_each_piece(pool, dst, bs, plain_block)?,
             None if dparams.postfilter.is_none() && maskout.is_none() => {
-                chunk.fill_plain(0, dst)?
+                chunk.fill_plain_range(0, dst)?
             }
             None => {
                 for (i, block) in dst.chunks_mut(bs).enumerate() {
@@ -1050,17 +1107,7 @@ fn getitem_general(
     }
     let dst = &mut dst[..nbytes];
     if (h.special_raw() != 0 || h.memcpyed()) && dparams.postfilter.is_none() {
-        // c-blosc2 3.3.5's getitem fails on a repeated value wider than the header's typesize
-        // (written with typesize 1 and the whole item after the header), which its full
-        // decompression reads.
-        if h.special_raw() == Special::Value as u8
-            && h.typesize == 1
-            && h.cbytes as usize != EXTENDED_HEADER_LENGTH + 1
-        {
-            return Err(Error::Data);
-        }
-        // Special values repeat every typesize bytes; start is a multiple of it.
-        chunk.fill_plain(start, dst)?;
+        chunk.fill_plain_range(start, dst)?;
         return Ok(nbytes);
     }
     let bs = h.blocksize as usize;
@@ -1110,13 +1157,14 @@ fn getitem_general(
             } else if from == 0 && to == blen {
                 let out = &mut dst[written..written + blen];
                 if h.special_raw() != 0 || h.memcpyed() {
-                    chunk.fill_plain(bstart, out)?;
+                    chunk.plain_block(dparams, nblock, out, 0)?;
                 } else {
                     chunk.decode_block(&bw, nblock, out, dref, 0, s)?;
                 }
             } else if h.special_raw() != 0 || h.memcpyed() {
+                // The postfilter (the only way here) sees whole blocks, as in c-blosc2.
                 let block_buf = reuse(&mut block_store, blen);
-                chunk.fill_plain(bstart, block_buf)?;
+                chunk.plain_block(dparams, nblock, block_buf, 0)?;
                 copy_bytes(&mut dst[written..written + to - from], &block_buf[from..to]);
             } else {
                 let out = &mut dst[written..written + to - from];

@@ -139,6 +139,21 @@ impl ChunkHeader {
     /// time.
     #[inline(always)]
     pub fn parse(src: &[u8]) -> Result<ChunkHeader> {
+        Self::parse_with(src, true)
+    }
+
+    /// Parses the first 16 bytes only, as c-blosc2's queries of a buffer whose length they are
+    /// not told (`blosc2_cbuffer_sizes`, `blosc1_cbuffer_metainfo`, ...) do: the extended part
+    /// is neither read nor checked, even when the flags announce it, so `filters` come from the
+    /// flags and the nbytes sign is not checked either.
+    pub fn parse_min(src: &[u8]) -> Result<ChunkHeader> {
+        Self::parse_with(src.get(..MIN_HEADER_LENGTH).unwrap_or(src), false)
+    }
+
+    /// [`ChunkHeader::parse`], reading the extended part (when the flags announce it) only if
+    /// `read_extended`.
+    #[inline(always)]
+    fn parse_with(src: &[u8], read_extended: bool) -> Result<ChunkHeader> {
         if src.len() < MIN_HEADER_LENGTH {
             return Err(Error::ReadBuffer);
         }
@@ -158,14 +173,14 @@ impl ChunkHeader {
             blosc2_flags: 0,
             extended: false,
         };
-        // c-blosc2 3.3.5 does not reject versions from the future; neither do we.
+        // c-blosc2 3.3.5 refuses a later version only for its unknown flags2 bits (below).
         if h.cbytes < MIN_HEADER_LENGTH as i32 {
             return Err(Error::InvalidHeader);
         }
         if h.typesize == 0 {
             return Err(Error::InvalidHeader);
         }
-        h.extended = h.flags & DOSHUFFLE != 0 && h.flags & DOBITSHUFFLE != 0;
+        h.extended = read_extended && h.flags & DOSHUFFLE != 0 && h.flags & DOBITSHUFFLE != 0;
         if h.extended {
             if h.cbytes < EXTENDED_HEADER_LENGTH as i32 {
                 return Err(Error::InvalidHeader);
@@ -179,6 +194,10 @@ impl ChunkHeader {
             h.filters_meta.copy_from_slice(&src[24..30]);
             h.blosc2_flags2 = src[30];
             h.blosc2_flags = src[31];
+            // A chunk from a later format that uses flags2 bits this one does not know.
+            if h.version > VERSION_FORMAT && h.blosc2_flags2 & !VL_BLOCKS != 0 {
+                return Err(Error::VersionSupport);
+            }
             if h.version == VERSION_FORMAT_ALPHA {
                 h.filters[5] = 0;
                 h.filters_meta[5] = 0;
@@ -187,12 +206,17 @@ impl ChunkHeader {
             h.filters = filters_from_flags(h.flags);
         }
         let vl = h.is_vl_blocks();
-        if h.nbytes < 0 {
+        if read_extended && h.nbytes < 0 {
             return Err(Error::InvalidHeader);
         }
         if vl {
             // In VL-block chunks the blocksize field holds the number of blocks.
             if h.blocksize <= 0 {
+                return Err(Error::InvalidHeader);
+            }
+            // VL blocks are compressed: c-blosc2 refuses the flag on a memcpyed or special
+            // chunk.
+            if h.flags & MEMCPYED != 0 || h.special_raw() != 0 {
                 return Err(Error::InvalidHeader);
             }
         } else {
@@ -206,16 +230,20 @@ impl ChunkHeader {
             }
         }
         let special = h.special_raw();
-        // Only a repeated value must tile nbytes: c-blosc2 itself writes zero/NaN/uninit chunks
-        // whose nbytes is not a multiple of the typesize (an all-zero buffer compressed whole).
-        if h.extended && special == Special::Value as u8 {
-            if h.nbytes % h.typesize as i32 != 0 {
-                return Err(Error::InvalidHeader);
-            }
-            if special == Special::Value as u8
-                && h.cbytes < EXTENDED_HEADER_LENGTH as i32 + h.typesize as i32
+        // c-blosc2 itself writes zero chunks whose nbytes is not a multiple of the typesize (an
+        // all-zero buffer compressed whole); NaN and uninitialised ones must be whole items. A
+        // repeated value is the bytes after the header (what c-blosc2 repeats, whatever the
+        // typesize says): there must be some, and they must tile nbytes.
+        if h.extended {
+            if special == Special::Value as u8 {
+                let value_len = h.cbytes - EXTENDED_HEADER_LENGTH as i32;
+                if value_len <= 0 || h.nbytes % value_len != 0 {
+                    return Err(Error::InvalidHeader);
+                }
+            } else if (special == Special::Nan as u8 || special == Special::Uninit as u8)
+                && h.nbytes % h.typesize as i32 != 0
             {
-                return Err(Error::ReadBuffer);
+                return Err(Error::InvalidHeader);
             }
         }
         Ok(h)
@@ -242,6 +270,7 @@ impl ChunkHeader {
             if (blosc2_flags >> 4) & SPECIAL_MASK != 0
                 || blosc2_flags & LAZY_CHUNK != 0
                 || flags2 & VL_BLOCKS != 0
+                || (head[0] > VERSION_FORMAT && flags2 != 0)
             {
                 return None;
             }
@@ -414,6 +443,62 @@ pub fn flags_from_filters(filters: &[u8; MAX_FILTERS]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An extended header of a 4000-byte memcpyed chunk with the given version and flags2.
+    fn extended(version: u8, flags2: u8) -> [u8; 32] {
+        let h = ChunkHeader {
+            version,
+            versionlz: 1,
+            flags: DOSHUFFLE | DOBITSHUFFLE | MEMCPYED,
+            typesize: 4,
+            nbytes: 4000,
+            blocksize: 4000,
+            cbytes: 4032,
+            filters: [0; MAX_FILTERS],
+            udcompcode: 0,
+            compcode_meta: 0,
+            filters_meta: [0; MAX_FILTERS],
+            blosc2_flags2: flags2,
+            blosc2_flags: 0,
+            extended: true,
+        };
+        let mut b = [0u8; 32];
+        h.write(&mut b);
+        b
+    }
+
+    #[test]
+    fn later_versions_refused_only_for_unknown_flags2_bits() {
+        assert!(ChunkHeader::parse(&extended(VERSION_FORMAT + 1, 0)).is_ok());
+        assert!(ChunkHeader::parse(&extended(VERSION_FORMAT, 0x2)).is_ok());
+        for version in [VERSION_FORMAT + 1, 255] {
+            for flags2 in [0x2, 0x80, 0xfe] {
+                let b = extended(version, flags2);
+                assert_eq!(ChunkHeader::parse(&b), Err(Error::VersionSupport));
+                assert_eq!(ChunkHeader::memcpyed_items(&b, 0, 1), None);
+                // The 16-byte queries never see flags2.
+                assert_eq!(ChunkHeader::parse_min(&b).unwrap().nbytes, 4000);
+            }
+        }
+        // VL blocks on a memcpyed chunk.
+        assert_eq!(
+            ChunkHeader::parse(&extended(VERSION_FORMAT, VL_BLOCKS)),
+            Err(Error::InvalidHeader)
+        );
+    }
+
+    #[test]
+    fn parse_min_reads_sixteen_bytes() {
+        let mut b = extended(VERSION_FORMAT_STABLE, 0);
+        b[12..16].copy_from_slice(&16i32.to_le_bytes()); // cbytes 16: too short when extended
+        b[4..8].copy_from_slice(&(-1i32).to_le_bytes()); // nbytes -1, checked only when extended
+        assert_eq!(ChunkHeader::parse(&b), Err(Error::InvalidHeader));
+        let h = ChunkHeader::parse_min(&b[..16]).unwrap();
+        assert_eq!((h.nbytes, h.cbytes, h.extended), (-1, 16, false));
+        assert_eq!(h.filters, filters_from_flags(b[2]));
+        b[3] = 0; // typesize 0 stays an error
+        assert_eq!(ChunkHeader::parse_min(&b[..16]), Err(Error::InvalidHeader));
+    }
 
     #[test]
     fn parse_write_round_trip() {

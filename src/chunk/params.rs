@@ -42,10 +42,17 @@ pub trait UserCodec: Send + Sync {
     fn encoder_available(&self) -> bool {
         true
     }
-    /// Returns the compressed size, 0 if it did not fit, negative on error.
-    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams) -> i32;
-    /// Returns the decompressed size, negative on error.
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams) -> i32;
+    /// Whether the decoder can run (loading it on demand as [`UserCodec::encoder_available`]);
+    /// false makes the decompression fail with `CodecSupport`, as in c-blosc2.
+    fn decoder_available(&self) -> bool {
+        true
+    }
+    /// Returns the compressed size, 0 if it did not fit, negative on error. `source` is the
+    /// whole buffer being compressed (what c-blosc2 passes as the encoder's `chunk`).
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, source: &[u8]) -> i32;
+    /// Returns the decompressed size, negative on error. `chunk` is the whole chunk being
+    /// decompressed (the decoder's `chunk` in c-blosc2).
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, chunk: &[u8]) -> i32;
 }
 
 /// A user-registered filter, as the core sees it.
@@ -149,6 +156,10 @@ pub struct CParams {
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
     /// The layout of the array this context compresses for, when it has one.
     pub layout: Option<Arc<ArrayLayout>>,
+    /// The typesize of the super-chunk these parameters belong to (c-blosc2's
+    /// `cparams->schunk->typesize`), None for a bare context: BYTEDELTA with `filters_meta` 0
+    /// takes its number of streams from it, and fails without one.
+    pub schunk_typesize: Option<i32>,
     /// Consulted before each compression (see [`Tuner`]).
     pub tuner: Option<Arc<dyn Tuner>>,
     /// Data of the layer above the core, passed along untouched (see [`Owner`]).
@@ -184,6 +195,7 @@ impl Default for CParams {
             user_codec: None,
             user_filters: Vec::new(),
             layout: None,
+            schunk_typesize: None,
             tuner: None,
             owner: None,
         }
@@ -221,6 +233,8 @@ pub struct DParams {
     pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
     /// The layout of the array this context decompresses for, when it has one.
     pub layout: Option<Arc<ArrayLayout>>,
+    /// As [`CParams::schunk_typesize`] (c-blosc2's `dparams->schunk->typesize`).
+    pub schunk_typesize: Option<i32>,
     /// Data of the layer above the core, passed along untouched (see [`Owner`]).
     pub owner: Option<Owner>,
 }
@@ -234,6 +248,7 @@ impl Default for DParams {
             user_codecs: Vec::new(),
             user_filters: Vec::new(),
             layout: None,
+            schunk_typesize: None,
             owner: None,
         }
     }

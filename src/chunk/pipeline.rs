@@ -38,12 +38,20 @@ fn free_buf(used: Loc) -> usize {
     }
 }
 
-pub(crate) fn bytedelta_streams(typesize: usize, meta: u8) -> usize {
-    if meta == 0 {
-        typesize
-    } else {
-        meta as usize
+/// BYTEDELTA's number of byte streams: its meta byte, or when that is 0 the super-chunk's
+/// typesize, as c-blosc2 takes it (`missing` when there is no super-chunk).
+pub(crate) fn bytedelta_streams(
+    meta: u8,
+    schunk_typesize: Option<i32>,
+    missing: Error,
+) -> Result<usize> {
+    if meta != 0 {
+        return Ok(meta as usize);
     }
+    schunk_typesize
+        .filter(|&t| t > 0)
+        .map(|t| t as usize)
+        .ok_or(missing)
 }
 
 /// The filter with id `f`: the one the params carry, else the registry's (the plugins c-blosc2
@@ -75,10 +83,14 @@ fn forward_one(
         BITSHUFFLE => bitshuffle::bitshuffle(typesize, src, dst)?,
         DELTA => delta::delta_encode(chunk_src, offset, src, typesize, dst),
         TRUNC_PREC => trunc_prec::truncate_precision(meta as i8, typesize, src, dst)?,
-        BYTEDELTA => bytedelta::bytedelta_forward(bytedelta_streams(typesize, meta), src, dst)?,
+        BYTEDELTA => {
+            let streams = bytedelta_streams(meta, params.schunk_typesize, Error::FilterPipeline)?;
+            bytedelta::bytedelta_forward(streams, src, dst)?
+        }
         // c-blosc2 3.3.5 still registers the old encoder under id 34, so it writes such chunks.
         BYTEDELTA_BUGGY => {
-            bytedelta::bytedelta_buggy_forward(bytedelta_streams(typesize, meta), src, dst)?
+            let streams = bytedelta_streams(meta, params.schunk_typesize, Error::FilterPipeline)?;
+            bytedelta::bytedelta_buggy_forward(streams, src, dst)?
         }
         f if f > DEFINED_FILTERS_STOP => {
             let uf = filter_for(&params.user_filters, f).ok_or(Error::FilterPipeline)?;
@@ -267,9 +279,13 @@ fn backward_one(
     match filter {
         SHUFFLE => shuffle::unshuffle_with_meta(ts, meta, src, dst),
         BITSHUFFLE => bitshuffle::bitunshuffle(ts, src, dst, bw.format_version)?,
-        BYTEDELTA => bytedelta::bytedelta_backward(bytedelta_streams(ts, meta), src, dst)?,
+        BYTEDELTA => {
+            let streams = bytedelta_streams(meta, bw.dparams.schunk_typesize, Error::Failure)?;
+            bytedelta::bytedelta_backward(streams, src, dst)?
+        }
         BYTEDELTA_BUGGY => {
-            bytedelta::bytedelta_buggy_backward(bytedelta_streams(ts, meta), src, dst)?
+            let streams = bytedelta_streams(meta, bw.dparams.schunk_typesize, Error::Failure)?;
+            bytedelta::bytedelta_buggy_backward(streams, src, dst)?
         }
         f if f > DEFINED_FILTERS_STOP => {
             let uf = filter_for(&bw.dparams.user_filters, f).ok_or(Error::FilterPipeline)?;

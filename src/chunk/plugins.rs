@@ -121,7 +121,7 @@ pub fn builtin_filters() -> Vec<FilterEntry> {
 struct Ndlz;
 
 impl UserCodec for Ndlz {
-    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &CParams) -> i32 {
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &CParams, _: &[u8]) -> i32 {
         let Some(layout) = p.layout.as_ref() else {
             return Error::Failure.code();
         };
@@ -131,7 +131,7 @@ impl UserCodec for Ndlz {
         }
     }
 
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, _: &DParams) -> i32 {
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, _: &DParams, _: &[u8]) -> i32 {
         match ndlz::decompress(meta, src, dst) {
             Ok(n) => i32::try_from(n).unwrap_or(Error::Failure.code()),
             Err(e) => e.code(),
@@ -154,7 +154,7 @@ fn codec_result(result: Result<usize>) -> i32 {
 }
 
 impl UserCodec for Zfp {
-    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &CParams) -> i32 {
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &CParams, _: &[u8]) -> i32 {
         // Outside an array c-blosc2's zfp answers 0 (unlike ndlz): the block is stored raw.
         let Some(layout) = p.layout.as_ref() else {
             return 0;
@@ -177,7 +177,7 @@ impl UserCodec for Zfp {
         codec_result(zfp::compress(mode, &layout.blockshape, typesize, src, dst))
     }
 
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &DParams) -> i32 {
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &DParams, _: &[u8]) -> i32 {
         // As c-blosc2's zfp: 0 bytes decoded outside an array (the block is then in error).
         let Some(layout) = p.layout.as_ref() else {
             return 0;

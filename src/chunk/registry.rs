@@ -156,10 +156,10 @@ mod tests {
 
     struct Nop;
     impl UserCodec for Nop {
-        fn encode(&self, _: &[u8], _: &mut [u8], _: u8, _: &CParams) -> i32 {
+        fn encode(&self, _: &[u8], _: &mut [u8], _: u8, _: &CParams, _: &[u8]) -> i32 {
             0
         }
-        fn decode(&self, _: &[u8], _: &mut [u8], _: u8, _: &DParams) -> i32 {
+        fn decode(&self, _: &[u8], _: &mut [u8], _: u8, _: &DParams, _: &[u8]) -> i32 {
             0
         }
     }

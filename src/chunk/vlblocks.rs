@@ -103,7 +103,8 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
             pos += 4;
             let maxout = size.min(dst.len() - pos);
             let out = &mut dst[pos..pos + maxout];
-            let n = super::compress::encode_stream(params, data, out, &dict, &mut s.codec)?;
+            // A VL-block chunk has no single source buffer: the block is the encoder's.
+            let n = super::compress::encode_stream(params, data, out, &dict, &mut s.codec, data)?;
             let n = if n == 0 || n >= size {
                 // Not compressible: stored raw, recognisable by its length equal to the size.
                 if pos + size > dst.len() {
@@ -188,8 +189,15 @@ fn decode_into(dparams: &DParams, chunk: &Chunk<'_>, nblock: usize, out: &mut [u
             if clen == size {
                 o.copy_from_slice(cdata);
             } else {
-                let n =
-                    super::decompress::decode_stream(&h, cdata, o, &chunk.dict(), dparams, codec)?;
+                let n = super::decompress::decode_stream(
+                    &h,
+                    cdata,
+                    o,
+                    &chunk.dict(),
+                    dparams,
+                    codec,
+                    chunk.src,
+                )?;
                 if n != size {
                     return Err(Error::Data);
                 }

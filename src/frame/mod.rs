@@ -645,8 +645,8 @@ impl Frame {
         }
         let special = h.special_raw();
         if special == Special::Value as u8 {
-            let len = EXTENDED_HEADER_LENGTH + h.typesize as usize;
-            return Ok(Cow::Owned(read_vec(store, pos, len)?));
+            // The value is the chunk's bytes after the header (cbytes, inside the file).
+            return Ok(Cow::Owned(read_vec(store, pos, h.cbytes as usize)?));
         }
         if special != 0 {
             return Err(Error::InvalidHeader);

@@ -183,7 +183,10 @@ impl Schunk {
         Ok(sc)
     }
 
-    fn bare(storage: Storage, chunks: Chunks) -> Result<Schunk> {
+    fn bare(mut storage: Storage, chunks: Chunks) -> Result<Schunk> {
+        // The contexts belong to this super-chunk: BYTEDELTA with meta 0 takes its typesize.
+        storage.cparams.schunk_typesize = Some(storage.cparams.typesize);
+        storage.dparams.schunk_typesize = Some(storage.cparams.typesize);
         let compressor = Compressor::new(storage.cparams.clone())?;
         let decompressor = Decompressor::new(storage.dparams.clone())?;
         Ok(Schunk {
@@ -1249,6 +1252,31 @@ impl Schunk {
         self.flush_frame()?;
         self.refresh_layout()?;
         Ok(i)
+    }
+
+    /// Gives its compression and decompression parameters the layer above's data (see
+    /// [`crate::chunk::params::Owner`]) where they have none, as for a super-chunk opened from
+    /// a frame, whose parameters come from the frame: the C layer's back-pointer to its handle,
+    /// which c-blosc2 hands to user codecs and filters as `cparams->schunk`/`dparams->schunk`.
+    pub fn adopt_owner(
+        &mut self,
+        cowner: Option<crate::chunk::params::Owner>,
+        downer: Option<crate::chunk::params::Owner>,
+    ) -> Result<()> {
+        let (c, d) = (&mut self.storage.cparams, &mut self.storage.dparams);
+        if c.owner.is_some() && d.owner.is_some() {
+            return Ok(());
+        }
+        if c.owner.is_none() {
+            c.owner = cowner;
+        }
+        if d.owner.is_none() {
+            d.owner = downer;
+        }
+        let (c, d) = (Compressor::new(c.clone())?, Decompressor::new(d.clone())?);
+        *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(c);
+        *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
+        Ok(())
     }
 
     /// The array layout the "b2nd" metalayer describes (None without one, or when it does not
