@@ -30,6 +30,11 @@ static void fields(void) {
   blosc2_storage st = {.contiguous = false, .cparams = &cp};
   blosc2_schunk *sc = blosc2_schunk_new(&st);
   P("new");
+  printf("version=%d ndim=%d blockshape=%s tuner_id=%d tuner_params=%s view=%d storage->io=%s "
+         "cparams->schunk==sc %d dparams->schunk==sc %d\n",
+         sc->version, sc->ndim, sc->blockshape ? "set" : "NULL", sc->tuner_id,
+         sc->tuner_params ? "set" : "NULL", sc->view, sc->storage->io ? "set" : "NULL",
+         sc->storage->cparams->schunk == sc, sc->storage->dparams->schunk == sc);
   blosc2_schunk_append_buffer(sc, buf, sizeof buf);
   P("append");
   blosc2_schunk_append_buffer(sc, buf, sizeof buf);
