@@ -341,4 +341,36 @@ fi
 
 say "times: venv ${T_VENV}s, sources and build ${T_BUILD}s, collection ${T_COLLECT}s," \
   "tests ${T_TESTS}s, total $((SECONDS - START))s; details in $RESULTS/"
-exec "$VENV/bin/python" -B "$SCRIPTS/python-downstream-report.py" "$RESULTS" "$KNOWN"
+report() { "$VENV/bin/python" -B "$SCRIPTS/python-downstream-report.py" "$@"; }
+rc=0
+report "$RESULTS" "$KNOWN" >"$RESULTS/report.txt" || rc=$?
+if [ $rc != 1 ]; then
+  cat "$RESULTS/report.txt"
+  exit $rc
+fi
+# A few of python-blosc2's tests race other processes (file locking) and fail now and then on
+# either library: the unexpected failures run once more, alone in one process, and only those
+# that fail again count. At most 50: more is not a race.
+mapfile -t again < <(sed -n 's/^UNEXPECTED \([^ ]*\): .*/\1/p' "$RESULTS/report.txt")
+if [ ${#again[@]} = 0 ] || [ ${#again[@]} -gt 50 ]; then
+  cat "$RESULTS/report.txt"
+  exit 1
+fi
+sed '$d' "$RESULTS/report.txt"
+first_passed="$(tail -n 1 "$RESULTS/report.txt" | sed -n 's/^\([0-9]*\) passed, .*/\1/p')"
+say "running the ${#again[@]} unexpected failures once more, one process"
+mkdir -p "$RESULTS/rerun"
+(cd "$RUN" && RBLOSC2_DS_OUT=$RESULTS/rerun "${PYTEST[@]}" -n 0 -q -p no:randomly \
+  --basetemp "$RUN/tmp-rerun" "${again[@]}" >"$RESULTS/rerun/pytest.log" 2>&1) || true
+rc=0
+report "$RESULTS/rerun" "$KNOWN" >"$RESULTS/rerun/report.txt" || rc=$?
+sed '$d' "$RESULTS/rerun/report.txt"
+again_passed="$(tail -n 1 "$RESULTS/rerun/report.txt" | sed -n 's/^\([0-9]*\) passed, .*/\1/p')"
+again_failed="$(tail -n 1 "$RESULTS/rerun/report.txt" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed/\1/p')"
+if [ -z "$again_failed" ]; then
+  again_failed=${#again[@]}
+  again_passed=0
+fi
+say "passed when run again (timing-dependent): $again_passed"
+echo "$((${first_passed:-0} + again_passed)) passed, $again_failed failed"
+[ "$again_failed" = 0 ]
