@@ -43,6 +43,8 @@ static b2nd_array_t *b2nd_array_build(void *h, const char *path, const double *s
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 8;
   cp.nthreads = 1;
+  /* B2ND_ARRAY_CODEC=N picks another codec (e.g. 1 for LZ4), default cparams otherwise. */
+  if (getenv("B2ND_ARRAY_CODEC")) cp.compcode = (uint8_t)atoi(getenv("B2ND_ARRAY_CODEC"));
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
   dp.nthreads = 1;
   blosc2_storage st = {.contiguous = true, .cparams = &cp, .dparams = &dp};

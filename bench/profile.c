@@ -5,7 +5,8 @@
  *     WORKLOAD: lz4 blosclz zstd bitshuffle delta bytedelta random lz4-16k lz4-256k zstd-256k
  *     OP:       compress decompress getitem1 getitem1pct
  *   profile LIB.so SCHUNK OP ITERS
- *     SCHUNK:   schunk-mem schunk-file schunk-sframe (bench.c's 64 x 1 MiB super-chunks)
+ *     SCHUNK:   schunk-mem schunk-memnc schunk-file schunk-sframe (bench.c's 64 x 1 MiB
+ *               super-chunks; schunk-memnc: in memory, not contiguous)
  *     OP:       append decompress-all to_buffer open-decompress-all
  *
  *   valgrind --tool=callgrind --toggle-collect='run_*' profile LIB.so lz4 decompress 3
@@ -52,7 +53,7 @@ __attribute__((noinline)) int run_ops(blosc2_context *dctx, int op, int iters, c
 
 #define SCHUNK_NCHUNKS 64
 #define SCHUNK_CHUNK (1 << 20)
-enum { ST_MEMORY, ST_CFRAME, ST_SFRAME };
+enum { ST_MEMORY, ST_MEMORY_NC, ST_CFRAME, ST_SFRAME };
 enum { SOP_APPEND, SOP_DECOMPRESS_ALL, SOP_TO_BUFFER, SOP_OPEN_DECOMPRESS_ALL };
 
 typedef struct {
@@ -112,7 +113,9 @@ __attribute__((noinline)) static int schunk_op(int op, sstate_t *s) {
 __attribute__((noinline)) int run_schunk_op(int op, sstate_t *s) { return schunk_op(op, s); }
 
 static int profile_schunk(void *h, const char *wname, const char *opname, int iters) {
-  int storage = strcmp(wname, "schunk-mem") == 0 ? ST_MEMORY : strcmp(wname, "schunk-file") == 0 ? ST_CFRAME : ST_SFRAME;
+  int storage = strcmp(wname, "schunk-mem") == 0     ? ST_MEMORY
+                : strcmp(wname, "schunk-memnc") == 0 ? ST_MEMORY_NC
+                : strcmp(wname, "schunk-file") == 0 ? ST_CFRAME : ST_SFRAME;
   int op = strcmp(opname, "append") == 0 ? SOP_APPEND
            : strcmp(opname, "decompress-all") == 0 ? SOP_DECOMPRESS_ALL
            : strcmp(opname, "to_buffer") == 0 ? SOP_TO_BUFFER
@@ -130,7 +133,7 @@ static int profile_schunk(void *h, const char *wname, const char *opname, int it
   uint8_t *src = malloc(total), *out = malloc(total);
   fill(src, total, NOISY);
   char path[256] = "";
-  if (storage != ST_MEMORY)
+  if (storage == ST_CFRAME || storage == ST_SFRAME)
     snprintf(path, sizeof path, "%s/rblosc2-profile-%d.%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
              (int)getpid(), storage == ST_CFRAME ? "b2frame" : "b2sframe");
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
@@ -138,7 +141,7 @@ static int profile_schunk(void *h, const char *wname, const char *opname, int it
   cp.nthreads = 1;
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
   dp.nthreads = 1;
-  blosc2_storage st = {.contiguous = storage != ST_SFRAME, .urlpath = path[0] ? path : NULL,
+  blosc2_storage st = {.contiguous = storage != ST_SFRAME && storage != ST_MEMORY_NC, .urlpath = path[0] ? path : NULL,
                        .cparams = &cp, .dparams = &dp};
   sstate_t s = {.st = &st, .path = path[0] ? path : NULL, .src = src, .out = out};
   int ok = 1;

@@ -27,6 +27,7 @@ use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::params::ArrayLayout;
+use crate::chunk::scratch::with_chunk_out;
 use crate::chunk::{vlblocks, ChunkHeader};
 use crate::frame::header::Meta;
 use crate::frame::io::{ByteStore, Io, SharedBytes};
@@ -1095,15 +1096,21 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         h.mirror.current_nchunk = h.schunk.nchunks();
         // SAFETY: the handle's own context, live while the handle is.
         let ctx = unsafe { Context::from_handle(h.mirror.cctx) }.ok_or(Error::NullPointer)?;
-        let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
-        let n = ctx.compressor()?.compress(data, &mut chunk)?;
-        if n == 0 {
-            return Err(Error::Failure);
-        }
-        chunk.truncate(n);
-        h.cctx_blocksize = ChunkHeader::parse(&chunk)?.blocksize;
-        // SAFETY: schunk is live per the API; `h` is not used after this.
-        unsafe { change_shared_frame(schunk, |_| true, |s| s.append_chunk_owned(chunk)) }
+        let compressor = ctx.compressor()?;
+        // Compressed into the thread's reused buffer, then stored at its compressed size (a
+        // frame copies it in, a list keeps an exact-size copy). A chunk-sized buffer per call
+        // was zeroed by calloc once glibc served it from the heap, and, above glibc's mmap
+        // threshold, mapped, shrunk and unmapped per chunk (faulting its pages in each time).
+        with_chunk_out(data.len() + MAX_OVERHEAD, |chunk| {
+            let n = compressor.compress(data, chunk)?;
+            if n == 0 {
+                return Err(Error::Failure);
+            }
+            let chunk = &chunk[..n];
+            h.cctx_blocksize = ChunkHeader::parse(chunk)?.blocksize;
+            // SAFETY: schunk is live per the API; `h` is not used after this.
+            unsafe { change_shared_frame(schunk, |_| true, |s| s.append_chunk(chunk)) }
+        })
     })
 }
 

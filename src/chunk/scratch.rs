@@ -36,6 +36,27 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+    static CHUNK_OUT: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// A chunk output buffer larger than this is freed after use rather than kept for the thread.
+const CHUNK_OUT_MAX_KEPT: usize = 64 << 20;
+
+/// Runs `f` with this thread's buffer for a compressed chunk, at least `n` bytes long (see
+/// [`reuse`] for its contents). For callers that compress a whole chunk and store only the
+/// bytes it compressed to: a fresh chunk-sized buffer per call is zeroed by the allocator (once
+/// glibc serves it from the heap) for the few bytes the chunk takes. A nested call (from a
+/// user codec, say) gets a buffer of its own.
+pub fn with_chunk_out<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut buf = CHUNK_OUT.with(|c| c.take());
+    let r = f(reuse(&mut buf, n));
+    if buf.len() <= CHUNK_OUT_MAX_KEPT {
+        CHUNK_OUT.with(|c| {
+            let kept = c.take();
+            c.set(if kept.len() > buf.len() { kept } else { buf });
+        });
+    }
+    r
 }
 
 /// `buf` holding at least `n` bytes, grown only when it is shorter; the first `n` bytes hold

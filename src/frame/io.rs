@@ -366,12 +366,16 @@ impl ByteStore for MemStore {
 
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
         let pos = usize::try_from(pos).map_err(|_| Error::MemoryAlloc)?;
-        let end = pos.checked_add(data.len()).ok_or(Error::MemoryAlloc)?;
+        pos.checked_add(data.len()).ok_or(Error::MemoryAlloc)?;
         let v = self.owned();
-        if v.len() < end {
-            v.resize(end, 0);
+        // Bytes past the end are appended, not zero-filled first and then overwritten: an
+        // in-memory frame grows by each appended chunk, and the fill was a second pass over it.
+        if v.len() < pos {
+            v.resize(pos, 0);
         }
-        v[pos..end].copy_from_slice(data);
+        let overlap = (v.len() - pos).min(data.len());
+        v[pos..pos + overlap].copy_from_slice(&data[..overlap]);
+        v.extend_from_slice(&data[overlap..]);
         Ok(())
     }
 
@@ -435,6 +439,13 @@ mod tests {
         assert_eq!((*shared).as_ref(), &[1, 2, 3]);
         m.truncate(2).unwrap();
         assert_eq!(m.size().unwrap(), 2);
+        // A write overlapping the end overwrites and appends.
+        m.write_at(1, &[7, 8, 9]).unwrap();
+        assert_eq!(m.bytes(), &[1, 7, 8, 9]);
+        m.write_at(4, &[5]).unwrap();
+        assert_eq!(m.bytes(), &[1, 7, 8, 9, 5]);
+        m.write_at(0, &[6]).unwrap();
+        assert_eq!(m.bytes(), &[6, 7, 8, 9, 5]);
     }
 
     #[test]

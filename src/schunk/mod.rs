@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
+use crate::chunk::scratch::with_chunk_out;
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::frame::header::{MAX_METALAYERS, METALAYER_NAME_MAXLEN};
 use crate::frame::io::{ByteStore, FileIo, Io, MemStore, OpenMode, SharedBytes};
@@ -766,13 +767,18 @@ impl Schunk {
     /// Compresses `src` with the super-chunk's parameters and appends it; returns nchunks.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
         let _held = self.hold(true)?;
-        let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
-        let n = self.compressor().compress(src, &mut chunk)?;
-        if n == 0 {
-            return Err(Error::Failure);
-        }
-        chunk.truncate(n);
-        self.append_chunk_owned(chunk)
+        let compressor = self.compressor();
+        // Compressed into the thread's reused buffer, then stored at its compressed size (a
+        // frame copies it in, a list keeps an exact-size copy). A chunk-sized buffer per call
+        // was zeroed by calloc once glibc served it from the heap, and, above glibc's mmap
+        // threshold, mapped, shrunk and unmapped per chunk (faulting its pages in each time).
+        with_chunk_out(src.len() + MAX_OVERHEAD, |chunk| {
+            let n = compressor.compress(src, chunk)?;
+            if n == 0 {
+                return Err(Error::Failure);
+            }
+            self.insert_at(self.nchunks(), Cow::Borrowed(&chunk[..n]))
+        })
     }
 
     /// Appends a copy of `chunk`; returns the new number of chunks.
