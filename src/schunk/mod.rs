@@ -441,24 +441,32 @@ impl Schunk {
         let mut cparams = compressor.params().clone();
         cparams.layout = self.storage.cparams.layout.clone();
         self.storage.cparams = cparams;
-        *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(compressor);
+        self.set_compressor(compressor);
     }
     /// Decompresses from now on with `decompressor` (a postfilter, another thread count);
     /// reads already started finish with the previous one.
     pub fn use_decompressor(&self, mut decompressor: Decompressor) {
         decompressor.set_layout(self.storage.dparams.layout.clone());
-        *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(decompressor);
+        self.set_decompressor(decompressor);
     }
+    fn set_compressor(&self, c: Compressor) {
+        *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(c);
+    }
+
+    fn set_decompressor(&self, d: Decompressor) {
+        *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
+    }
+
     /// Goes back to a compressor built from the super-chunk's parameters.
     pub fn use_own_compressor(&mut self) -> Result<()> {
         let c = Compressor::new(self.storage.cparams.clone())?;
-        *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(c);
+        self.set_compressor(c);
         Ok(())
     }
     /// Goes back to a decompressor built from the super-chunk's parameters.
     pub fn use_own_decompressor(&self) -> Result<()> {
         let d = Decompressor::new(self.storage.dparams.clone())?;
-        *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
+        self.set_decompressor(d);
         Ok(())
     }
     /// How many times the metalayers, the vlmetalayers or (through a refresh) the frame
@@ -1280,8 +1288,8 @@ impl Schunk {
             d.owner = downer;
         }
         let (c, d) = (Compressor::new(c.clone())?, Decompressor::new(d.clone())?);
-        *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(c);
-        *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
+        self.set_compressor(c);
+        self.set_decompressor(d);
         Ok(())
     }
 
@@ -1307,14 +1315,12 @@ impl Schunk {
         let mut dparams = self.storage.dparams.clone();
         cparams.layout = layout.clone();
         dparams.layout = layout;
-        {
-            let mut c = self.compressor().as_ref().clone();
-            c.set_layout(cparams.layout.clone());
-            let mut d = self.decompressor().as_ref().clone();
-            d.set_layout(dparams.layout.clone());
-            *self.compressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(c);
-            *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
-        }
+        let mut c = self.compressor().as_ref().clone();
+        c.set_layout(cparams.layout.clone());
+        let mut d = self.decompressor().as_ref().clone();
+        d.set_layout(dparams.layout.clone());
+        self.set_compressor(c);
+        self.set_decompressor(d);
         self.storage.cparams = cparams;
         self.storage.dparams = dparams;
         Ok(())
