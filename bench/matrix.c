@@ -363,15 +363,23 @@ static int op(state_t *s) {
   }
 }
 
+/* A wrong result is reported, not fatal: the reference has known wrong results (DELTA chunks
+   read partially), and the table marks them instead of losing the row. */
+static const char *wrong_result;
+
+static void wrong(const char *what) {
+  if (!wrong_result) wrong_result = what;
+}
+
 static void check(state_t *s) {
   const row_t *r = s->r;
   if (r->family == F_CHUNK) {
-    if (r->op == 1 && memcmp(s->out, s->src, (size_t)s->n) != 0) fail("wrong decompress");
+    if (r->op == 1 && memcmp(s->out, s->src, (size_t)s->n) != 0) wrong("wrong decompress");
   } else if (r->family == F_SPECIAL) {
     if (r->a == 2) return;
     int nitems = (int)(s->n / 8), k = nitems / 100;
-    if (r->op == 0 && memcmp(s->out, s->src, (size_t)s->n) != 0) fail("wrong special decompress");
-    if (r->op == 1 && memcmp(s->out, s->src + (size_t)(nitems / 3) * 8, (size_t)k * 8) != 0) fail("wrong getitem");
+    if (r->op == 0 && memcmp(s->out, s->src, (size_t)s->n) != 0) wrong("wrong special decompress");
+    if (r->op == 1 && memcmp(s->out, s->src + (size_t)(nitems / 3) * 8, (size_t)k * 8) != 0) wrong("wrong getitem");
   } else if (r->family == F_B2ND) {
     const arr_t *a = &arrays[r->a];
     size_t ts = (size_t)a->typesize;
@@ -381,18 +389,18 @@ static void check(state_t *s) {
         for (int64_t j = s->start[1]; j < s->stop[1]; j++, p += (size_t)s->bshape[2] * ts)
           if (memcmp(s->out + p, s->src + ((size_t)(i * a->n + j) * (size_t)a->n + (size_t)s->start[2]) * ts,
                      (size_t)s->bshape[2] * ts) != 0)
-            fail("wrong slice");
+            wrong("wrong slice");
     } else if (r->op != OP_FROM_CBUFFER && memcmp(s->out, s->src, (size_t)s->n) != 0) {
-      fail("wrong to_cbuffer");
+      wrong("wrong to_cbuffer");
     }
   } else if (r->op == 1 && memcmp(s->out, s->src, (size_t)s->n) != 0) {
-    fail("wrong schunk decompress");
+    wrong("wrong schunk decompress");
   } else if (r->op >= 2) {
     int64_t want = r->op == 3 ? SC_NCHUNKS + 8 : SC_NCHUNKS;
-    if (s->sc->nchunks != want) fail("wrong nchunks");
+    if (s->sc->nchunks != want) wrong("wrong nchunks");
     if (blosc2_schunk_decompress_chunk(s->sc, r->op == 3 ? SC_NCHUNKS / 2 : 4, s->out, SC_CHUNK) != SC_CHUNK ||
         memcmp(s->out, s->chunk2, SC_CHUNK) != 0)
-      fail("wrong updated/inserted chunk");
+      wrong("wrong updated/inserted chunk");
   }
 }
 
@@ -450,6 +458,6 @@ int main(int argc, char **argv) {
   if (s.path[0]) blosc2_remove_urlpath(s.path);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("%s\t%.9f\t%ld\t%.1f\n", r->name, best, ru.ru_maxrss, minflt);
+  printf("%s\t%.9f\t%ld\t%.1f\t%s\n", r->name, best, ru.ru_maxrss, minflt, wrong_result ? wrong_result : "ok");
   return 0;
 }

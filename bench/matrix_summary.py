@@ -1,6 +1,7 @@
 """Table and per-family summary of a bench/matrix.sh run.
 
     matrix_summary.py time FILE        lines: LIB(0 ours, 1 reference) TAB ROW TAB SECONDS TAB RSS_KIB TAB FAULTS
+                                       [TAB ok | what was wrong]
     matrix_summary.py callgrind FILE   lines: ROW TAB OUR_INSTRUCTIONS TAB REFERENCE_INSTRUCTIONS
 
 gain = reference / ours (time or instructions; above 1: ours faster). The summary gives, per family
@@ -15,11 +16,15 @@ from collections import defaultdict
 def main():
     mode, path = sys.argv[1], sys.argv[2]
     rows = {}  # row -> (gain, rss ratio or None, our figure, reference figure)
+    wrong = defaultdict(dict)  # row -> {lib: what was wrong}
     order = []
     if mode == "time":
         t = defaultdict(lambda: ([], [], [], []))
         for line in open(path):
-            lib, row, sec, rss = line.rstrip("\n").split("\t")[:4]
+            fields = line.rstrip("\n").split("\t")
+            lib, row, sec, rss = fields[:4]
+            if len(fields) > 5 and fields[5] != "ok":
+                wrong[row][int(lib)] = fields[5]
             if row not in t:
                 order.append(row)
             t[row][int(lib)].append(float(sec))
@@ -40,7 +45,8 @@ def main():
     for row in order:
         g, rss, o, r = rows[row]
         extra = f" {rss:.2f} |" if rss is not None else ""
-        print(f"| {row} | {o:.0f} | {r:.0f} | {g:.2f} |{extra}")
+        mark = "".join(f" ({who} wrong: {wrong[row][lib]})" for lib, who in ((0, "ours"), (1, "reference")) if lib in wrong[row])
+        print(f"| {row}{mark} | {o:.0f} | {r:.0f} | {g:.2f} |{extra}")
     fams = defaultdict(list)
     for row in order:
         parts = row.split()
@@ -64,6 +70,16 @@ def main():
         print(f"rows with peak RSS above 1.05x the reference's: {len(big)}")
         for r in big:
             print(f"- {r}: {rows[r][1]:.3f}")
+    ours_wrong = [r for r in order if 0 in wrong[r]]
+    ref_wrong = [r for r in order if 1 in wrong[r]]
+    print(f"rows where the reference's result is wrong: {len(ref_wrong)}")
+    for r in ref_wrong:
+        print(f"- {r}: {wrong[r][1]}")
+    if ours_wrong:
+        print(f"ROWS WHERE OUR RESULT IS WRONG: {len(ours_wrong)}")
+        for r in ours_wrong:
+            print(f"- {r}: {wrong[r][0]}")
+        sys.exit(1)
 
 
 main()
