@@ -1,0 +1,242 @@
+//! Metalayers (fixed-size, in the frame header) and vlmetalayers (compressed, in the trailer).
+
+use std::sync::Arc;
+
+use super::{Chunks, Schunk};
+use crate::chunk::header::MAX_OVERHEAD;
+use crate::chunk::{CParams, ChunkHeader, Compressor, Decompressor};
+use crate::frame::header::{MAX_METALAYERS, METALAYER_NAME_MAXLEN};
+use crate::frame::trailer::MAX_VLMETALAYERS;
+use crate::frame::Meta;
+use crate::{Error, Result};
+
+fn check_name(name: &str) -> Result<()> {
+    if name.len() > METALAYER_NAME_MAXLEN {
+        Err(Error::InvalidParam)
+    } else {
+        Ok(())
+    }
+}
+
+impl Schunk {
+    // ----- metalayers ----------------------------------------------------------------------
+
+    /// Index of metalayer `name`.
+    pub fn meta_exists(&self, name: &str) -> Result<usize> {
+        check_name(name)?;
+        self.metas
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or(Error::NotFound)
+    }
+
+    /// Adds a metalayer (only before any data, when there is a frame); returns its index.
+    pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        let _held = self.hold(true)?;
+        if self.meta_exists(name).is_ok() {
+            return Err(Error::InvalidParam);
+        }
+        if self.metas.len() >= MAX_METALAYERS {
+            return Err(Error::InvalidParam);
+        }
+        if self.frame().is_some() && self.cbytes > 0 {
+            return Err(Error::InvalidParam);
+        }
+        self.metas.push(Meta {
+            name: name.to_string(),
+            content: content.to_vec(),
+        });
+        if let Err(e) = self.flush_frame() {
+            self.metas.pop();
+            return Err(e);
+        }
+        self.change_tick += 1;
+        self.refresh_layout()?;
+        Ok(self.metas.len() - 1)
+    }
+
+    /// Overwrites the start of metalayer `name` (content cannot grow); returns its index.
+    pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        let i = self.meta_exists(name)?;
+        if content.len() > self.metas[i].content.len() {
+            return Err(Error::InvalidParam);
+        }
+        self.metas[i].content[..content.len()].copy_from_slice(content);
+        self.change_tick += 1;
+        self.flush_frame()?;
+        self.refresh_layout()?;
+        Ok(i)
+    }
+
+    /// Gives its compression and decompression parameters the layer above's data (see
+    /// [`crate::chunk::params::Owner`]) where they have none, as for a super-chunk opened from
+    /// a frame, whose parameters come from the frame: the C layer's back-pointer to its handle,
+    /// which c-blosc2 hands to user codecs and filters as `cparams->schunk`/`dparams->schunk`.
+    pub fn adopt_owner(
+        &mut self,
+        cowner: Option<crate::chunk::params::Owner>,
+        downer: Option<crate::chunk::params::Owner>,
+    ) -> Result<()> {
+        let (c, d) = (&mut self.storage.cparams, &mut self.storage.dparams);
+        if c.owner.is_some() && d.owner.is_some() {
+            return Ok(());
+        }
+        if c.owner.is_none() {
+            c.owner = cowner;
+        }
+        if d.owner.is_none() {
+            d.owner = downer;
+        }
+        let (c, d) = (Compressor::new(c.clone())?, Decompressor::new(d.clone())?);
+        self.set_compressor(c);
+        self.set_decompressor(d);
+        Ok(())
+    }
+
+    /// The array layout the "b2nd" metalayer describes (None without one, or when it does not
+    /// parse), handed to the compressor and decompressor for the filters that need it.
+    pub fn layout(&self) -> Option<&Arc<crate::chunk::params::ArrayLayout>> {
+        self.storage.cparams.layout.as_ref()
+    }
+
+    /// Re-reads the layout from the "b2nd" metalayer after a metalayer change, rebuilding the
+    /// contexts when it differs. The super-chunk layer decodes the metalayer (with
+    /// `b2nd::meta`, a plain parser) so the chunk engine never looks at metalayers.
+    pub(super) fn refresh_layout(&mut self) -> Result<()> {
+        let layout = self
+            .meta_get(crate::b2nd::array::META_NAME)
+            .ok()
+            .and_then(|m| crate::b2nd::meta::layout(m, self.storage.cparams.typesize))
+            .map(Arc::new);
+        if layout == self.storage.cparams.layout && layout == self.storage.dparams.layout {
+            return Ok(());
+        }
+        let mut cparams = self.storage.cparams.clone();
+        let mut dparams = self.storage.dparams.clone();
+        cparams.layout = layout.clone();
+        dparams.layout = layout;
+        let mut c = self.compressor().as_ref().clone();
+        c.set_layout(cparams.layout.clone());
+        let mut d = self.decompressor().as_ref().clone();
+        d.set_layout(dparams.layout.clone());
+        self.set_compressor(c);
+        self.set_decompressor(d);
+        self.storage.cparams = cparams;
+        self.storage.dparams = dparams;
+        Ok(())
+    }
+
+    /// The content of metalayer `name`.
+    pub fn meta_get(&self, name: &str) -> Result<&[u8]> {
+        let i = self.meta_exists(name)?;
+        Ok(&self.metas[i].content)
+    }
+
+    /// Rewrites the frame's header, index and trailer after a metadata change.
+    fn flush_frame(&mut self) -> Result<()> {
+        let h = self.frame_header();
+        if let Chunks::Frame(frame) = &mut self.chunks {
+            let offsets = frame.offsets().to_vec();
+            frame.commit(h, &self.metas, &self.vlmetas, None, offsets)?;
+        }
+        Ok(())
+    }
+
+    // ----- vlmetalayers --------------------------------------------------------------------
+
+    /// Index of vlmetalayer `name`.
+    pub fn vlmeta_exists(&self, name: &str) -> Result<usize> {
+        check_name(name)?;
+        self.vlmetas
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or(Error::NotFound)
+    }
+
+    fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>> {
+        let params = cparams.cloned().unwrap_or_default();
+        let mut buf = vec![0u8; content.len() + MAX_OVERHEAD];
+        let n = Compressor::new(params)?.compress(content, &mut buf)?;
+        if n == 0 {
+            return Err(Error::Failure);
+        }
+        buf.truncate(n);
+        Ok(buf)
+    }
+
+    /// Adds a vlmetalayer, compressed with `cparams` (defaults when `None`); returns its index.
+    pub fn vlmeta_add(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
+        let _held = self.hold(true)?;
+        if self.vlmeta_exists(name).is_ok() {
+            return Err(Error::InvalidParam);
+        }
+        if self.vlmetas.len() >= MAX_VLMETALAYERS {
+            return Err(Error::InvalidParam);
+        }
+        let content = Schunk::compress_vlmeta(content, cparams)?;
+        self.vlmetas.push(Meta {
+            name: name.to_string(),
+            content,
+        });
+        if let Err(e) = self.flush_frame() {
+            self.vlmetas.pop();
+            return Err(e);
+        }
+        self.change_tick += 1;
+        Ok(self.vlmetas.len() - 1)
+    }
+
+    /// Replaces the content of vlmetalayer `name`; returns its index.
+    pub fn vlmeta_update(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
+        let _held = self.hold(true)?;
+        let i = self.vlmeta_exists(name)?;
+        self.vlmetas[i].content = Schunk::compress_vlmeta(content, cparams)?;
+        self.change_tick += 1;
+        self.flush_frame()?;
+        Ok(i)
+    }
+
+    /// The (decompressed) content of vlmetalayer `name`.
+    pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
+        let i = self.vlmeta_exists(name)?;
+        let stored = &self.vlmetas[i].content;
+        let h = ChunkHeader::parse(stored)?;
+        if h.cbytes as usize != stored.len() {
+            return Err(Error::Data);
+        }
+        let mut out = vec![0u8; h.nbytes as usize];
+        // As c-blosc2: a context from the storage's dparams, not the super-chunk's (which its
+        // owner may have given a postfilter for the data).
+        let n =
+            Decompressor::new(self.storage.dparams.clone())?.decompress(stored, &mut out, None)?;
+        if n != out.len() {
+            return Err(Error::ReadBuffer);
+        }
+        Ok(out)
+    }
+
+    /// Removes vlmetalayer `name`; returns the number left.
+    pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        let _held = self.hold(true)?;
+        let i = self.vlmeta_exists(name)?;
+        self.vlmetas.remove(i);
+        self.change_tick += 1;
+        self.flush_frame()?;
+        Ok(self.vlmetas.len())
+    }
+
+    /// Names of the vlmetalayers, in order.
+    pub fn vlmeta_names(&self) -> Vec<&str> {
+        self.vlmetas.iter().map(|m| m.name.as_str()).collect()
+    }
+}

@@ -1,0 +1,81 @@
+//! Item slices across chunks.
+
+use super::Schunk;
+use crate::chunk::header::MAX_OVERHEAD;
+use crate::{Error, Result};
+
+impl Schunk {
+    // ----- slices --------------------------------------------------------------------------
+
+    fn check_slice(&self, start: i64, stop: i64) -> Result<(i64, i64, i64)> {
+        let ts = self.typesize() as i64;
+        let (bstart, bstop) = (
+            start.checked_mul(ts).ok_or(Error::InvalidParam)?,
+            stop.checked_mul(ts).ok_or(Error::InvalidParam)?,
+        );
+        if start < 0 || stop < start || bstop > self.nbytes {
+            return Err(Error::InvalidParam);
+        }
+        if self.chunksize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        Ok((bstart, bstop, self.chunksize as i64))
+    }
+
+    /// Reads items `start..stop` into `dst` (which holds at least that many bytes).
+    ///
+    /// As in c-blosc2, a whole chunk is decompressed and a part of one goes through getitem
+    /// (which differs for `zfp_rate` chunks, see `chunk::decompress`), and a chunk that fails
+    /// to read fails the call with `Failure`.
+    pub fn get_slice_buffer(&self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
+        let (bstart, bstop, cs) = self.check_slice(start, stop)?;
+        if (dst.len() as i64) < bstop - bstart {
+            return Err(Error::InvalidParam);
+        }
+        let mut pos = bstart;
+        while pos < bstop {
+            let n = pos / cs;
+            let within = pos % cs;
+            let take = (cs - within).min(bstop - pos);
+            let out = &mut dst[(pos - bstart) as usize..(pos - bstart + take) as usize];
+            let read = if within == 0 && take == cs {
+                self.decompress_chunk(n, out, None).map(|_| ())
+            } else {
+                self.get_chunk(n).and_then(|chunk| {
+                    self.observe_chunk(n);
+                    self.decompressor()
+                        .getitem_bytes(&chunk, within as usize, take as usize, out)
+                        .map(|_| ())
+                })
+            };
+            read.map_err(|_| Error::Failure)?;
+            pos += take;
+        }
+        Ok(())
+    }
+
+    /// Writes items `start..stop` from `src`, recompressing the chunks touched.
+    pub fn set_slice_buffer(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        let _held = self.hold(true)?;
+        let (bstart, bstop, cs) = self.check_slice(start, stop)?;
+        if (src.len() as i64) < bstop - bstart {
+            return Err(Error::InvalidParam);
+        }
+        let mut pos = bstart;
+        while pos < bstop {
+            let n = pos / cs;
+            let within = pos % cs;
+            let take = (cs - within).min(bstop - pos);
+            let mut data = self.decompress_chunk_vec(n)?;
+            let from = (pos - bstart) as usize;
+            data[within as usize..(within + take) as usize]
+                .copy_from_slice(&src[from..from + take as usize]);
+            let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
+            let c = self.compressor().compress(&data, &mut chunk)?;
+            chunk.truncate(c);
+            self.update_chunk(n, &chunk)?;
+            pos += take;
+        }
+        Ok(())
+    }
+}
