@@ -14,7 +14,7 @@ use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use libc::{c_char, c_int, c_void};
 
@@ -856,11 +856,9 @@ unsafe fn modify<T>(p: *mut blosc2_schunk, f: impl FnOnce(&mut Schunk) -> Result
     unsafe { change_shared_frame(p, |_| false, f) }
 }
 
-/// Runs a change as c-blosc2 does on a frame other handles may share: holding the frame lock
-/// exclusively (when the handle locks), and first re-reading the frame if another handle
-/// changed it and `resync` says this call re-syncs (c-blosc2 re-syncs on appends and inserts,
-/// and on calls that read a chunk or a vlmetalayer, once the index passed its own checks).
-/// Re-syncs the mirror after, also on failure.
+/// Runs a change through the core's change sequence (`Schunk::change_shared`: lock, re-read
+/// when stale and `resync` says so, change, unlock) and re-syncs the mirror after, also on
+/// failure.
 ///
 /// # Safety
 /// `p` is NULL or a live handle, not used concurrently.
@@ -871,30 +869,13 @@ pub(crate) unsafe fn change_shared_frame<T>(
 ) -> Result<T> {
     // SAFETY: forwarded contract.
     let h = unsafe { handle_mut(p) }.ok_or(Error::NullPointer)?;
-    h.schunk.lock()?;
-    let s = &mut h.schunk;
-    let r = if resync(s) {
-        s.refresh().and_then(|_| f(s))
-    } else {
-        f(s)
-    };
-    let unlocked = h.schunk.unlock();
+    let r = h.schunk.change_shared(resync, f);
     h.sync();
-    let v = r?;
-    unlocked?;
-    Ok(v)
+    r
 }
 
-/// Read calls hold this shared while they use a super-chunk; a read call that must re-read a
-/// frame another handle changed does so holding it exclusively, so threads reading one handle
-/// at once never see it change under them. Only ever tried for exclusive use (`try_write`):
-/// a read that cannot have it (other reads in progress) reads the frame as it knew it, and a
-/// read made from inside a callback of another read cannot deadlock.
-static READ_GATE: RwLock<()> = RwLock::new(());
-
-/// Runs a read call as c-blosc2 does on a frame other handles may share: holding the frame
-/// lock shared (when the handle locks), after re-reading the frame if another handle changed
-/// it and `resync` says this call re-syncs (see [`change_shared_frame`]).
+/// Runs a read call through the core's read sequence (`crate::schunk::read_shared`), giving it
+/// the handle behind `p` and a refresh that re-syncs the mirror.
 ///
 /// # Safety
 /// `p` is NULL or a live handle; other threads may only be reading it.
@@ -903,42 +884,20 @@ pub(crate) unsafe fn read_shared_frame<T>(
     resync: impl FnOnce(&Schunk) -> bool,
     f: impl FnOnce(&Schunk) -> Result<T>,
 ) -> Result<T> {
-    // SAFETY: forwarded contract.
-    let s = unsafe { read(p) }?;
-    if s.storage().urlpath.is_none() {
-        // Not on disk: no other handle can change it, so there is nothing to re-sync and no
-        // frame lock; a call that merely returns what the handle holds (an in-memory
-        // `to_buffer`) then touches no shared state at all, as c-blosc2's.
-        return f(s);
-    }
-    let gate = READ_GATE.read().unwrap_or_else(|e| e.into_inner());
-    s.lock_shared()?;
-    let mut gate = Some(gate);
-    if resync(s) && s.is_stale() {
-        drop(gate.take());
-        if let Ok(exclusive) = READ_GATE.try_write() {
-            // SAFETY: live per the contract; with the gate held exclusively no read call is
-            // using the handle, and changes are not made concurrently (the API's contract).
-            if let Some(h) = unsafe { handle_mut(p) } {
-                let refreshed = h.schunk.refresh();
-                h.sync();
-                if let Err(e) = refreshed {
-                    let _ = h.schunk.unlock();
-                    return Err(e);
-                }
-            }
-            drop(exclusive);
-        }
-        gate = Some(READ_GATE.read().unwrap_or_else(|e| e.into_inner()));
-    }
-    // SAFETY: as above (re-derived after the refresh).
-    let s = unsafe { read(p) }?;
-    let r = f(s);
-    let unlocked = s.unlock();
-    drop(gate);
-    let v = r?;
-    unlocked?;
-    Ok(v)
+    crate::schunk::read_shared(
+        // SAFETY: forwarded contract; re-derived after a refresh.
+        || unsafe { read(p) },
+        || {
+            // SAFETY: live per the contract; read_shared refreshes only while no other read
+            // call uses the handle, and changes are not made concurrently (the API's contract).
+            let h = unsafe { handle_mut(p) }.ok_or(Error::NullPointer)?;
+            let refreshed = h.schunk.refresh();
+            h.sync();
+            refreshed.map(|_| ())
+        },
+        resync,
+        f,
+    )
 }
 
 /// # Safety
@@ -1921,12 +1880,8 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
         // Under the shared lock, as c-blosc2 (a refresh changes nothing on disk).
         // SAFETY: schunk is NULL or live per the API, not used concurrently.
         let h = unsafe { handle_mut(schunk) }.ok_or(Error::NullPointer)?;
-        h.schunk.lock_shared()?;
-        let refreshed = h.schunk.refresh();
-        let unlocked = h.schunk.unlock();
+        let refreshed = h.schunk.refresh_shared();
         h.sync();
-        let refreshed = refreshed?;
-        unlocked?;
-        Ok(c_int::from(refreshed))
+        Ok(c_int::from(refreshed?))
     })
 }

@@ -8,6 +8,7 @@ mod meta;
 mod open;
 mod read;
 mod sharing;
+pub use sharing::read_shared;
 mod slices;
 
 use std::path::{Path, PathBuf};

@@ -1,10 +1,59 @@
 //! Sharing a frame on disk with other handles: the frame lock and re-reading a frame another
 //! handle changed.
 
+use std::sync::RwLock;
+
 use super::{Chunks, Schunk};
 use crate::frame::lock::LockGuard;
 use crate::frame::{Frame, Opened};
 use crate::Result;
+
+/// Read calls hold this shared while they use a super-chunk; a read call that must re-read a
+/// frame another handle changed does so holding it exclusively, so threads reading one handle
+/// at once never see it change under them. Only ever tried for exclusive use (`try_write`):
+/// a read that cannot have it (other reads in progress) reads the frame as it knew it, and a
+/// read made from inside a callback of another read cannot deadlock.
+static READ_GATE: RwLock<()> = RwLock::new(());
+
+/// The read sequence of a handle that threads may read at once, as c-blosc2 runs it on a
+/// frame other handles may share: holding the frame lock shared (when the handle locks), after
+/// re-reading the frame if another handle changed it and `resync` says this call re-syncs
+/// (c-blosc2 re-syncs on calls that read a chunk or a vlmetalayer). The owner of the handle
+/// gives access to it through `get` (called again after a refresh) and performs the refresh
+/// through `refresh`, which runs only while no other read is in progress; a super-chunk not on
+/// disk is read at once (no other handle can change it: nothing to re-sync, no lock).
+pub fn read_shared<'a, T>(
+    get: impl Fn() -> Result<&'a Schunk>,
+    refresh: impl FnOnce() -> Result<()>,
+    resync: impl FnOnce(&Schunk) -> bool,
+    f: impl FnOnce(&Schunk) -> Result<T>,
+) -> Result<T> {
+    let s = get()?;
+    if s.storage.urlpath.is_none() {
+        return f(s);
+    }
+    let gate = READ_GATE.read().unwrap_or_else(|e| e.into_inner());
+    s.lock_shared()?;
+    let mut gate = Some(gate);
+    if resync(s) && s.is_stale() {
+        drop(gate.take());
+        if let Ok(exclusive) = READ_GATE.try_write() {
+            if let Err(e) = refresh() {
+                let _ = get().map(|s| s.unlock());
+                return Err(e);
+            }
+            drop(exclusive);
+        }
+        gate = Some(READ_GATE.read().unwrap_or_else(|e| e.into_inner()));
+    }
+    let s = get()?;
+    let r = f(s);
+    let unlocked = s.unlock();
+    drop(gate);
+    let v = r?;
+    unlocked?;
+    Ok(v)
+}
 
 impl Schunk {
     // ----- sharing a frame on disk with other handles -----------------------------------
@@ -16,6 +65,39 @@ impl Schunk {
     // (`hold`, or `lock`/`unlock`) to make them one change or one read. A shared hold must not
     // enclose a change: nested acquisitions only count, they never upgrade the lock. Any handle on a frame on disk
     // re-reads it (`refresh`) on the calls where c-blosc2 does, when another handle changed it.
+
+    /// The change sequence as c-blosc2 runs it on a frame other handles may share: holding the
+    /// frame lock exclusively (when the handle locks), first re-reading the frame if another
+    /// handle changed it and `resync` says this change re-syncs (c-blosc2 re-syncs on appends
+    /// and inserts, and on changes that read a chunk, once the index passed its own checks).
+    /// An error of `f` wins over one of the unlock.
+    pub fn change_shared<T>(
+        &mut self,
+        resync: impl FnOnce(&Schunk) -> bool,
+        f: impl FnOnce(&mut Schunk) -> Result<T>,
+    ) -> Result<T> {
+        self.lock()?;
+        let r = if resync(self) {
+            self.refresh().and_then(|_| f(self))
+        } else {
+            f(self)
+        };
+        let unlocked = self.unlock();
+        let v = r?;
+        unlocked?;
+        Ok(v)
+    }
+
+    /// `refresh` under the shared frame lock (a refresh changes nothing on disk), as c-blosc2's
+    /// `blosc2_schunk_refresh`: true when the frame was re-read.
+    pub fn refresh_shared(&mut self) -> Result<bool> {
+        self.lock_shared()?;
+        let refreshed = self.refresh();
+        let unlocked = self.unlock();
+        let refreshed = refreshed?;
+        unlocked?;
+        Ok(refreshed)
+    }
 
     /// Holds the frame lock (exclusive: for a change) until the guard goes, nesting in an
     /// acquisition this handle holds; holds nothing without locking.
