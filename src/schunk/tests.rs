@@ -311,4 +311,52 @@ mod shared_frame_tests {
             crate::urlpath::remove_urlpath(&path).unwrap();
         }
     }
+
+    /// The core's sequences: a read that re-syncs a stale frame has the owner refresh it first
+    /// (once), one that does not re-sync reads the frame as it knew it; a change that re-syncs
+    /// appends after the other handle's chunks, not over them.
+    #[test]
+    fn shared_sequences_refresh_when_stale() {
+        let path = std::env::temp_dir().join(format!("rblosc2-seq-{}", std::process::id()));
+        let _ = crate::urlpath::remove_urlpath(&path);
+        let io: Arc<dyn Io> = Arc::new(LockingFileIo);
+        let storage = Storage {
+            contiguous: true,
+            urlpath: Some(path.clone()),
+            cparams: CParams {
+                typesize: 4,
+                ..Default::default()
+            },
+            io: io.clone(),
+            ..Default::default()
+        };
+        let block: Vec<u8> = (0..4000u32).flat_map(|i| i.to_le_bytes()).collect();
+        let mut writer = Schunk::new(storage).unwrap();
+        writer.append_buffer(&block).unwrap();
+        let mut reader = Schunk::open_offset_with(&path, 0, io).unwrap();
+        writer.append_buffer(&block).unwrap();
+        let refreshes = std::cell::Cell::new(0);
+        let count = || {
+            refreshes.set(refreshes.get() + 1);
+            Ok(())
+        };
+        let stale = |s: &Schunk| Ok((s.nchunks(), s.is_stale()));
+        let seen = read_shared(|| Ok(&reader), count, |_| false, stale).unwrap();
+        assert_eq!((seen, refreshes.get()), ((1, true), 0));
+        // The owner's refresh runs once, with the gate held, before the read.
+        let seen = read_shared(|| Ok(&reader), count, |_| true, stale).unwrap();
+        assert_eq!((seen, refreshes.get()), ((1, true), 1));
+        assert_eq!(reader.refresh(), Ok(true));
+        let seen = read_shared(|| Ok(&reader), count, |_| true, stale).unwrap();
+        assert_eq!((seen, refreshes.get()), ((2, false), 1));
+        writer.append_buffer(&block).unwrap();
+        let n = reader
+            .change_shared(|_| true, |s| s.append_buffer(&block))
+            .unwrap();
+        assert_eq!(n, 4);
+        assert_eq!(writer.refresh_shared(), Ok(true));
+        assert_eq!(writer.nchunks(), 4);
+        assert_eq!(writer.refresh_shared(), Ok(false));
+        crate::urlpath::remove_urlpath(&path).unwrap();
+    }
 }
