@@ -140,7 +140,15 @@ impl<S: ChunkStore> Array<S> {
 
     /// The array a store holds, described by its `b2nd` (or legacy `caterva`) metalayer.
     pub fn from_store(store: S) -> Result<Self> {
-        let (m, geom) = store_layout(&store)?;
+        Array::from_store_or_back(store).map_err(|(e, _)| e)
+    }
+
+    /// [`Array::from_store`] that gives the store back with the error.
+    pub fn from_store_or_back(store: S) -> std::result::Result<Self, (Error, S)> {
+        let (m, geom) = match store_layout(&store) {
+            Ok(layout) => layout,
+            Err(e) => return Err((e, store)),
+        };
         Ok(Array {
             store,
             geom,

@@ -48,6 +48,7 @@ pub mod store;
 pub mod view;
 
 pub use array::{Array, Params};
+pub use schunk_store::{lend_schunk, stand_in, LentSchunk};
 pub use store::{ChunkStore, MemStore};
 pub use view::DimMap;
 

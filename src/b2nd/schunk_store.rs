@@ -6,6 +6,7 @@ use std::path::Path;
 use super::array::{Array, Params};
 use super::meta::DEFAULT_DTYPE;
 use super::store::{compress_with, decompress_defined, ChunkStore};
+use super::view::DimMap;
 use crate::chunk::decompress::{BlockSpan, DecodedPart};
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
@@ -175,6 +176,75 @@ impl Array<Schunk> {
     }
 }
 
+/// A super-chunk some owner keeps (the C layer keeps it in a `blosc2_schunk` handle) lent to
+/// the array it holds for one operation, and the stand-in that takes its place meanwhile.
+///
+/// The array owns its store, so for the length of an operation the super-chunk moves out of its
+/// owner's slot into an [`Array`], and an empty super-chunk stands in the slot. Dropping the
+/// loan puts the super-chunk back, also while a panic unwinds out of the operation, so the owner
+/// never keeps the stand-in.
+pub struct LentSchunk<'a> {
+    slot: &'a mut Schunk,
+    spare: &'a mut Option<Schunk>,
+    array: Option<Array<Schunk>>,
+}
+
+impl LentSchunk<'_> {
+    /// The array the loan made.
+    pub fn array(&mut self) -> &mut Array<Schunk> {
+        self.array
+            .as_mut()
+            .expect("the array is only taken out when the loan ends")
+    }
+}
+
+impl Drop for LentSchunk<'_> {
+    fn drop(&mut self) {
+        if let Some(a) = self.array.take() {
+            *self.spare = Some(std::mem::replace(self.slot, a.into_store()));
+        }
+    }
+}
+
+/// An empty in-memory super-chunk: what stands in an owner's slot during a loan.
+pub fn stand_in() -> Result<Schunk> {
+    let mut p = Schunk::new(Storage::default())?;
+    // Its (empty) chunk list is never reported as a change to mirror while it stands in.
+    p.take_list_changes();
+    Ok(p)
+}
+
+/// Lends the super-chunk in `slot` to the array its b2nd metalayer describes (seen through
+/// `map` for a view of it): `spare` (or a new stand-in) takes its place until the loan is
+/// dropped, which puts it back and keeps the stand-in in `spare` for the next loan. A
+/// super-chunk that holds no such array stays in `slot`.
+pub fn lend_schunk<'a>(
+    slot: &'a mut Schunk,
+    spare: &'a mut Option<Schunk>,
+    map: Option<&DimMap>,
+) -> Result<LentSchunk<'a>> {
+    let stand_in = match spare.take() {
+        Some(s) => s,
+        None => stand_in()?,
+    };
+    let store = std::mem::replace(slot, stand_in);
+    let array = match map {
+        Some(map) => Array::view_of_or_back(store, map),
+        None => Array::from_store_or_back(store),
+    };
+    match array {
+        Ok(a) => Ok(LentSchunk {
+            slot,
+            spare,
+            array: Some(a),
+        }),
+        Err((e, store)) => {
+            *spare = Some(std::mem::replace(slot, store));
+            Err(e)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,5 +306,51 @@ mod tests {
         // (The sidecar goes with the frame.)
         crate::urlpath::remove_urlpath(&path).unwrap();
         assert_eq!(generation(), -1);
+    }
+
+    /// A loan gives the array its super-chunk and puts it back when it goes: after a normal
+    /// end, after a panic inside the operation, and (never moved) when the super-chunk holds
+    /// no array; the stand-in stays in `spare` for the next loan.
+    #[test]
+    fn a_loan_always_gives_the_super_chunk_back() {
+        let params = Params::<Storage>::new(
+            CParams {
+                typesize: 4,
+                ..Default::default()
+            },
+            &[25, 25],
+            &[10, 10],
+            &[5, 5],
+        );
+        let mut slot = Array::<Schunk>::zeros(&params).unwrap().into_store();
+        let mut spare = None;
+        {
+            let mut lent = lend_schunk(&mut slot, &mut spare, None).unwrap();
+            assert_eq!(lent.array().shape(), &[25, 25]);
+            let data: Vec<u8> = (0..625u32).flat_map(|i| i.to_le_bytes()).collect();
+            lent.array()
+                .set_slice_cbuffer(&data, &[25, 25], &[0, 0], &[25, 25])
+                .unwrap();
+        }
+        assert_eq!(slot.nchunks(), 9);
+        assert_eq!(spare.as_ref().map(|s| s.nchunks()), Some(0));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut lent = lend_schunk(&mut slot, &mut spare, None).unwrap();
+            lent.array().resize(&[35, 25], None).unwrap();
+            panic!("inside the operation");
+        }));
+        assert!(r.is_err());
+        // The super-chunk is back (resized, as the operation left it), not the stand-in.
+        assert_eq!(slot.nchunks(), 12);
+        assert!(slot.meta_exists("b2nd").is_ok());
+        assert!(spare.is_some());
+        let mut plain = Schunk::new(Storage::default()).unwrap();
+        plain.append_buffer(&[7u8; 400]).unwrap();
+        assert_eq!(
+            lend_schunk(&mut plain, &mut spare, None).err(),
+            Some(Error::MetalayerNotFound)
+        );
+        assert_eq!(plain.nchunks(), 1);
+        assert!(spare.is_some());
     }
 }

@@ -146,12 +146,19 @@ impl<S: ChunkStore> Array<S> {
     /// its shape (`resize` and what builds on it fail with `InvalidParam`): the store's
     /// metalayer describes the base. `into_store` gives the store back, for the base.
     pub fn view_of(store: S, map: &DimMap) -> Result<Array<S>> {
-        let base = Array::from_store(store)?;
+        Array::view_of_or_back(store, map).map_err(|(e, _)| e)
+    }
+
+    /// [`Array::view_of`] that gives the store back with the error.
+    pub fn view_of_or_back(store: S, map: &DimMap) -> std::result::Result<Array<S>, (Error, S)> {
+        let base = Array::from_store_or_back(store)?;
         if map.is_identity() {
             return Ok(base);
         }
-        let geom = map.apply(base.geometry())?;
-        Ok(base.with_view_geometry(geom))
+        match map.apply(base.geometry()) {
+            Ok(geom) => Ok(base.with_view_geometry(geom)),
+            Err(e) => Err((e, base.into_store())),
+        }
     }
 }
 

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use libc::{c_char, c_int, c_void};
 
-use crate::b2nd::array::{read_meta, store_layout};
-use crate::b2nd::{meta, slice, Array, DimMap, Params, MAX_DIM};
+use crate::b2nd::array::read_meta;
+use crate::b2nd::{lend_schunk, meta, slice, stand_in, Array, DimMap, Params, MAX_DIM};
 use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
@@ -598,8 +598,9 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
 // The array handle
 
 /// What C holds as a `b2nd_array_t *`: the public struct first (so both addresses agree), then
-/// an empty super-chunk that is swapped into `sc`'s handle while the core works on the array's
-/// own super-chunk (the core's `Array` owns its store; the C layer keeps it in `sc`).
+/// the stand-in super-chunk the core's loan (`b2nd::lend_schunk`) puts into `sc`'s handle while
+/// the core's `Array` works on the array's own super-chunk (the `Array` owns its store; the C
+/// layer keeps it in `sc`).
 ///
 /// Views (`b2nd_squeeze`, `b2nd_squeeze_index`, `b2nd_expand_dims`) share their base's
 /// super-chunk: a view's handle holds a clone of the base's `owner` and the `map` of its
@@ -636,14 +637,6 @@ impl Drop for SharedSchunk {
         // SAFETY: the last array sharing this live handle is gone; nothing else frees it.
         unsafe { blosc2_schunk_free(self.0) };
     }
-}
-
-/// An empty in-memory super-chunk (what stands in `sc`'s handle during a call).
-fn placeholder() -> Result<Schunk> {
-    let mut p = Schunk::new(Storage::default())?;
-    // Its (empty) chunk list must never be mirrored into `schunk->data` while it stands in.
-    p.take_list_changes();
-    Ok(p)
 }
 
 /// # Safety
@@ -729,30 +722,21 @@ unsafe fn with_array<R>(
     };
     // SAFETY: data_sc is NULL or the array's live super-chunk handle.
     let slot = unsafe { schunk_mut(data_sc) }.ok_or(Error::NullPointer)?;
-    // Checked first: a failing from_store (or view_of) would take the super-chunk down with it.
-    let (_, base) = store_layout(&*slot)?;
-    if let Some(map) = &h.map {
-        map.apply(&base)?;
-    }
-    let spare = match h.spare.take() {
-        Some(s) => s,
-        None => placeholder()?,
-    };
-    let store = std::mem::replace(slot, spare);
-    let mut a = match &h.map {
-        Some(map) => Array::view_of(store, map)?,
-        None => Array::from_store(store)?,
-    };
-    let r = f(&mut a);
-    let mut filled = fill_fields(&mut h.c, &a);
-    if data_sc != sc {
-        // SAFETY: sc is NULL or the view's own live super-chunk handle (not data_sc's).
-        if let Some(desc) = unsafe { schunk_mut(sc) } {
-            filled = filled.and(a.describe_into(desc));
+    let (r, filled) = {
+        // The loan puts the super-chunk back in its handle when it goes, also on a panic.
+        let mut lent = lend_schunk(slot, &mut h.spare, h.map.as_ref())?;
+        let a = lent.array();
+        let r = f(a);
+        let mut filled = fill_fields(&mut h.c, a);
+        if data_sc != sc {
+            // SAFETY: sc is NULL or the view's own live super-chunk handle (not data_sc's).
+            if let Some(desc) = unsafe { schunk_mut(sc) } {
+                filled = filled.and(a.describe_into(desc));
+            }
         }
-    }
-    h.spare = Some(std::mem::replace(slot, a.into_store()));
-    // SAFETY: as above; the slot reference is not used after this point.
+        (r, filled)
+    };
+    // SAFETY: as above; the loan and its slot reference are gone.
     unsafe { sync_mirror(data_sc) };
     if data_sc != sc && !sc.is_null() {
         // SAFETY: both live handles; the view's mirror shows its base's chunk counts, as the
@@ -809,7 +793,7 @@ unsafe fn new_handle(
     let is_view = map.is_some();
     let mut h = Box::new(ArrayHandle {
         c,
-        spare: Some(placeholder()?),
+        spare: Some(stand_in()?),
         owner,
         map,
         description: None,
