@@ -104,6 +104,7 @@
 #![warn(missing_docs)]
 
 pub mod b2nd;
+pub mod b2nd_meta;
 mod capi;
 pub mod chunk;
 pub mod codecs;

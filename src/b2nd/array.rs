@@ -17,10 +17,7 @@ use crate::{Error, Result};
 use std::borrow::Cow;
 use std::sync::Mutex;
 
-/// Name of the metalayer describing the array.
-pub const META_NAME: &str = "b2nd";
-/// Name of the metalayer written by caterva, b2nd's predecessor (read only).
-pub const CATERVA_META_NAME: &str = "caterva";
+pub use crate::b2nd_meta::{CATERVA_META_NAME, META_NAME};
 
 /// What a new array is made of (the `b2nd_context_t` of c-blosc2).
 #[derive(Clone)]

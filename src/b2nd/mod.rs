@@ -39,7 +39,8 @@
 
 pub mod array;
 pub mod index;
-pub mod meta;
+/// The b2nd metalayer format, which lives below super-chunks (`crate::b2nd_meta`).
+pub use crate::b2nd_meta as meta;
 mod schunk_store;
 mod scratch;
 pub mod shape;
@@ -52,5 +53,4 @@ pub use schunk_store::{lend_schunk, stand_in, LentSchunk};
 pub use store::{ChunkStore, MemStore};
 pub use view::DimMap;
 
-/// Maximum number of dimensions of a b2nd array (`B2ND_MAX_DIM`).
-pub const MAX_DIM: usize = 16;
+pub use crate::b2nd_meta::MAX_DIM;

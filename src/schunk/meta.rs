@@ -101,12 +101,13 @@ impl Schunk {
 
     /// Re-reads the layout from the "b2nd" metalayer after a metalayer change, rebuilding the
     /// contexts when it differs. The super-chunk layer decodes the metalayer (with
-    /// `b2nd::meta`, a plain parser) so the chunk engine never looks at metalayers.
+    /// `crate::b2nd_meta`, a parser of a format below this layer) so the chunk engine never
+    /// looks at metalayers.
     pub(super) fn refresh_layout(&mut self) -> Result<()> {
         let layout = self
-            .meta_get(crate::b2nd::array::META_NAME)
+            .meta_get(crate::b2nd_meta::META_NAME)
             .ok()
-            .and_then(|m| crate::b2nd::meta::layout(m, self.storage.cparams.typesize))
+            .and_then(|m| crate::b2nd_meta::layout(m, self.storage.cparams.typesize))
             .map(Arc::new);
         if layout == self.storage.cparams.layout && layout == self.storage.dparams.layout {
             return Ok(());

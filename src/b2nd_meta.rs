@@ -1,13 +1,21 @@
-//! The `b2nd` metalayer (and the legacy `caterva` one it replaced).
+//! The `b2nd` metalayer (and the legacy `caterva` one it replaced): a format of its own, below
+//! super-chunks (which read the array layout from it for the filters that need one) and the
+//! b2nd array layer (which reads and writes it).
 //!
 //! Layout (msgpack): a fixarray of 7 entries (5 for caterva: no dtype) holding the version, ndim,
 //! shape (int64 each), chunkshape and blockshape (int32 each), dtype format (fixint) and dtype
 //! (str32). c-blosc2 always writes these exact widths, so the encoder here writes bytes by hand
 //! instead of letting a msgpack library pick the smallest encoding.
 
-use super::MAX_DIM;
 use crate::chunk::params::ArrayLayout;
 use crate::{Error, Result};
+
+/// Name of the metalayer describing the array.
+pub const META_NAME: &str = "b2nd";
+/// Name of the metalayer written by caterva, b2nd's predecessor (read only).
+pub const CATERVA_META_NAME: &str = "caterva";
+/// Maximum number of dimensions of a b2nd array (`B2ND_MAX_DIM`).
+pub const MAX_DIM: usize = 16;
 
 /// Metalayer version written by c-blosc2 3.3.5 (`B2ND_METALAYER_VERSION`).
 pub const METALAYER_VERSION: u8 = 0;
