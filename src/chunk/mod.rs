@@ -3,15 +3,19 @@
 pub mod blocksize;
 pub mod compress;
 pub(crate) mod copy;
+pub(crate) mod decoder;
 pub mod decompress;
+pub(crate) mod getitem;
 pub mod header;
 pub mod params;
+pub(crate) mod partial;
 pub mod pipeline;
 pub(crate) mod plugins;
 pub mod registry;
 pub(crate) mod runner;
 pub(crate) mod scratch;
 pub mod special;
+pub(crate) mod stream;
 pub mod vlblocks;
 
 pub use header::ChunkHeader;
