@@ -9,6 +9,11 @@ use super::MAX_DIM;
 use crate::chunk::params::ArrayLayout;
 use crate::{Error, Result};
 
+/// Name of the metalayer describing the array.
+pub const META_NAME: &str = "b2nd";
+/// Name of the metalayer written by caterva, b2nd's predecessor (read only).
+pub const CATERVA_META_NAME: &str = "caterva";
+
 /// Metalayer version written by c-blosc2 3.3.5 (`B2ND_METALAYER_VERSION`).
 pub const METALAYER_VERSION: u8 = 0;
 /// The dtype written when none is given (`B2ND_DEFAULT_DTYPE`).

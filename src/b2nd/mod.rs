@@ -41,6 +41,9 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod array;
+mod array_reshape;
+mod array_select;
+mod array_slices;
 pub mod index;
 pub mod meta;
 mod schunk_store;
