@@ -6,10 +6,10 @@
 //!
 //! Chunks up to `COMPRESS_UP_TO` bytes go through the whole compressor (the block size in the
 //! header it writes, as the reference table was made); larger ones, where compressing every
-//! cell would take minutes, through `compute_blocksize` with the arguments the compressor gives
+//! cell would take minutes, through `choose_blocksize` with the arguments the compressor gives
 //! it (the small cells check that those arguments are the compressor's).
 
-use blosc2::chunk::blocksize::compute_blocksize;
+use blosc2::chunk::blocksize::choose_blocksize;
 use blosc2::chunk::header::{flags_from_filters, BITSHUFFLE, DELTA, SHUFFLE};
 use blosc2::chunk::pipeline::BYTEDELTA;
 use blosc2::chunk::{cbuffer_sizes, CParams, Compressor};
@@ -122,7 +122,7 @@ fn automatic_blocksizes_match_the_reference_table() {
                         Err(e) => format!("E{}", e.code()),
                     }
                 } else {
-                    compute_blocksize(
+                    choose_blocksize(
                         compcode,
                         clevel,
                         typesize.max(1),
@@ -131,6 +131,7 @@ fn automatic_blocksizes_match_the_reference_table() {
                         splitmode,
                         flags_from_filters(&filters),
                     )
+                    .0
                     .to_string()
                 };
                 if got != *want {

@@ -371,30 +371,34 @@ fn copy_run(dst: &mut [u8], src: &[u8]) {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn copy_16_to_128(dst: *mut u8, src: *const u8, n: usize) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
-    let load = |at: usize| _mm_loadu_si128(src.add(at) as *const __m128i);
-    let store = |at: usize, v| _mm_storeu_si128(dst.add(at) as *mut __m128i, v);
-    if n <= 32 {
-        let (a, b) = (load(0), load(n - 16));
-        store(0, a);
-        store(n - 16, b);
-    } else if n <= 64 {
-        let (a0, a1, b0, b1) = (load(0), load(16), load(n - 32), load(n - 16));
-        store(0, a0);
-        store(16, a1);
-        store(n - 32, b0);
-        store(n - 16, b1);
-    } else {
-        let (a0, a1, a2, a3) = (load(0), load(16), load(32), load(48));
-        let (b0, b1, b2, b3) = (load(n - 64), load(n - 48), load(n - 32), load(n - 16));
-        store(0, a0);
-        store(16, a1);
-        store(32, a2);
-        store(48, a3);
-        store(n - 64, b0);
-        store(n - 48, b1);
-        store(n - 32, b2);
-        store(n - 16, b3);
+    // SAFETY: SSE2 is baseline on x86_64; the caller guarantees 16 <= n <= 128 and `n` bytes
+    // readable at `src` and writable at `dst`, and every access below lies within 0..n.
+    unsafe {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
+        let load = |at: usize| _mm_loadu_si128(src.add(at) as *const __m128i);
+        let store = |at: usize, v| _mm_storeu_si128(dst.add(at) as *mut __m128i, v);
+        if n <= 32 {
+            let (a, b) = (load(0), load(n - 16));
+            store(0, a);
+            store(n - 16, b);
+        } else if n <= 64 {
+            let (a0, a1, b0, b1) = (load(0), load(16), load(n - 32), load(n - 16));
+            store(0, a0);
+            store(16, a1);
+            store(n - 32, b0);
+            store(n - 16, b1);
+        } else {
+            let (a0, a1, a2, a3) = (load(0), load(16), load(32), load(48));
+            let (b0, b1, b2, b3) = (load(n - 64), load(n - 48), load(n - 32), load(n - 16));
+            store(0, a0);
+            store(16, a1);
+            store(32, a2);
+            store(48, a3);
+            store(n - 64, b0);
+            store(n - 48, b1);
+            store(n - 32, b2);
+            store(n - 16, b3);
+        }
     }
 }
 

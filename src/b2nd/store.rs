@@ -176,7 +176,7 @@ impl MemStore {
     fn refresh_layout(&mut self) {
         let typesize = self.compressor.params().typesize;
         let layout = self
-            .meta_get(super::array::META_NAME)
+            .meta_get(super::meta::META_NAME)
             .and_then(|m| super::meta::layout(&m, typesize))
             .map(Arc::new);
         self.compressor.set_layout(layout.clone());

@@ -186,10 +186,10 @@ impl Array<crate::schunk::Schunk> {
             self.dtype(),
             self.dtype_format(),
         )?;
-        match desc.meta_get(super::array::META_NAME) {
+        match desc.meta_get(super::meta::META_NAME) {
             Ok(current) if current == smeta.as_slice() => Ok(()),
-            Ok(_) => desc.meta_update(super::array::META_NAME, &smeta).map(drop),
-            Err(_) => desc.meta_add(super::array::META_NAME, &smeta).map(drop),
+            Ok(_) => desc.meta_update(super::meta::META_NAME, &smeta).map(drop),
+            Err(_) => desc.meta_add(super::meta::META_NAME, &smeta).map(drop),
         }
     }
 }

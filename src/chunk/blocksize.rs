@@ -38,7 +38,7 @@ pub fn split_block(
 }
 
 /// The size c-blosc2 cuts blocks at for a chunk whose header `blocksize` is what
-/// [`compute_blocksize`] returned: a forced size rounded down to a multiple of the typesize (the
+/// [`choose_blocksize`] returned: a forced size rounded down to a multiple of the typesize (the
 /// automatic sizes already are). c-blosc2 3.3.5 still writes the unrounded forced size in the
 /// header, so its compressed chunks then disagree with their own header and do not decode.
 pub fn layout_blocksize(blocksize: i32, typesize: i32) -> i32 {
@@ -49,30 +49,9 @@ pub fn layout_blocksize(blocksize: i32, typesize: i32) -> i32 {
     }
 }
 
-/// The block size c-blosc2 chooses for a chunk of `nbytes` (a non-zero `user_blocksize` wins).
-pub fn compute_blocksize(
-    compcode: u8,
-    clevel: u8,
-    typesize: i32,
-    nbytes: i32,
-    user_blocksize: i32,
-    splitmode: i32,
-    filter_flags: u8,
-) -> i32 {
-    choose_blocksize(
-        compcode,
-        clevel,
-        typesize,
-        nbytes,
-        user_blocksize,
-        splitmode,
-        filter_flags,
-    )
-    .0
-}
-
-/// [`compute_blocksize`], and (but for a buffer smaller than one item) whether c-blosc2's
-/// automatic tuner finds that blocks of that size split: it reports both under `BLOSC_INFO`.
+/// The block size c-blosc2 chooses for a chunk of `nbytes` (a non-zero `user_blocksize` wins),
+/// and (but for a buffer smaller than one item) whether c-blosc2's automatic tuner finds that
+/// blocks of that size split: it reports both under `BLOSC_INFO`.
 pub fn choose_blocksize(
     compcode: u8,
     clevel: u8,

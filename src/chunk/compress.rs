@@ -7,6 +7,7 @@ use super::params::{BlockInfo, CParams};
 use super::pipeline::{self, Loc};
 use super::runner::Pool;
 use super::scratch::{reuse, with_scratch, Scratch};
+use super::stream::encode_stream;
 use crate::codecs::{self, Dict};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -161,32 +162,6 @@ fn compress_block(
         pos += cbytes;
     }
     Ok(pos)
-}
-
-/// Compresses one stream with the chunk's codec (built-in or user-registered); 0 when it did
-/// not fit in `dst`. `source` is the whole buffer being compressed, for user codecs.
-pub(crate) fn encode_stream(
-    params: &CParams,
-    stream: &[u8],
-    dst: &mut [u8],
-    dict: &Dict<'_>,
-    codec: &mut codecs::CodecScratch,
-    source: &[u8],
-) -> Result<usize> {
-    match &params.user_codec {
-        Some(uc) if !codecs::is_builtin(params.compcode) => {
-            if !uc.encoder_available() {
-                return Err(Error::CodecSupport);
-            }
-            let r = uc.encode(stream, dst, params.compcode_meta, params, source);
-            // c-blosc2 answers any negative encoder result with BLOSC2_ERROR_DATA.
-            if r < 0 {
-                return Err(Error::Data);
-            }
-            Ok(r as usize)
-        }
-        _ => codecs::compress_stream(params.compcode, params.clevel, stream, dst, dict, codec),
-    }
 }
 
 /// Whether a filter id may appear in cparams (checked when a context is created): the

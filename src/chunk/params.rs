@@ -83,6 +83,37 @@ pub trait UserFilter: Send + Sync {
     ) -> i32;
 }
 
+// The registry's entries live with the traits they carry, not in registry.rs: the built-in
+// plugins (plugins.rs) build entries, and the registry starts from those plugins.
+
+/// A registered codec.
+#[derive(Clone)]
+pub struct CodecEntry {
+    /// The codec id chunks store (160..=255 for user registrations).
+    pub id: u8,
+    /// The name `blosc1_set_compressor` and friends know it by.
+    pub name: String,
+    /// The library code reported for its chunks (`blosc2_codec.complib`).
+    pub complib: u8,
+    /// The codec's own version number (`blosc2_codec.version`), kept as registered.
+    pub version: u8,
+    /// The encoder and decoder.
+    pub codec: Arc<dyn UserCodec>,
+}
+
+/// A registered filter.
+#[derive(Clone)]
+pub struct FilterEntry {
+    /// The filter id a pipeline slot stores (160..=255 for user registrations).
+    pub id: u8,
+    /// The filter's name.
+    pub name: String,
+    /// The filter's own version number (`blosc2_filter.version`), kept as registered.
+    pub version: u8,
+    /// The forward and backward functions.
+    pub filter: Arc<dyn UserFilter>,
+}
+
 /// A compression tuner (c-blosc2's `blosc2_tuner`), as the core sees it: consulted once before
 /// each chunk is compressed with the parameters it rides in. It observes and may veto; it cannot
 /// change the parameters (c-blosc2's tuners do that by writing its private context, which has no

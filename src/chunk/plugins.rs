@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
-use super::params::{ArrayLayout, CParams, DParams, UserCodec, UserFilter};
-use super::registry::{CodecEntry, FilterEntry};
+use super::params::{
+    ArrayLayout, CParams, CodecEntry, DParams, FilterEntry, UserCodec, UserFilter,
+};
 use crate::codecs::{ndlz, zfp};
 use crate::filters::{int_trunc, ndcell, ndmean};
 use crate::{Error, Result};

@@ -6,6 +6,7 @@
 
 use std::sync::{Arc, LazyLock, RwLock};
 
+pub use super::params::{CodecEntry, FilterEntry};
 use super::params::{UserCodec, UserFilter};
 use crate::{Error, Result};
 
@@ -15,34 +16,6 @@ pub const GLOBAL_REGISTERED_START: u8 = 32;
 pub const USER_REGISTERED_START: u8 = 160;
 /// c-blosc2 keeps at most this many entries per registry.
 const MAX_ENTRIES: usize = u8::MAX as usize;
-
-/// A registered codec.
-#[derive(Clone)]
-pub struct CodecEntry {
-    /// The codec id chunks store (160..=255 for user registrations).
-    pub id: u8,
-    /// The name `blosc1_set_compressor` and friends know it by.
-    pub name: String,
-    /// The library code reported for its chunks (`blosc2_codec.complib`).
-    pub complib: u8,
-    /// The codec's own version number (`blosc2_codec.version`), kept as registered.
-    pub version: u8,
-    /// The encoder and decoder.
-    pub codec: Arc<dyn UserCodec>,
-}
-
-/// A registered filter.
-#[derive(Clone)]
-pub struct FilterEntry {
-    /// The filter id a pipeline slot stores (160..=255 for user registrations).
-    pub id: u8,
-    /// The filter's name.
-    pub name: String,
-    /// The filter's own version number (`blosc2_filter.version`), kept as registered.
-    pub version: u8,
-    /// The forward and backward functions.
-    pub filter: Arc<dyn UserFilter>,
-}
 
 /// Starts with the codecs c-blosc2 registers at init, as `FILTERS` does with the filters.
 static CODECS: LazyLock<RwLock<Vec<CodecEntry>>> =

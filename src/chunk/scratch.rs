@@ -15,7 +15,7 @@ pub struct Scratch {
     pub getitem_block: Vec<u8>,
     pub getitem_dref: Vec<u8>,
     /// Streams of one repeated byte for b2nd slices' partial block decoding.
-    pub repeated_runs: super::decompress::RepeatedRuns,
+    pub repeated_runs: RepeatedRuns,
     /// Buffers for blocks compressed in parallel (at most one per thread): kept by the calling
     /// thread and reused, so that no call maps and faults in fresh pages.
     pub block_outs: Vec<Vec<u8>>,
@@ -88,5 +88,60 @@ pub fn pair_mut<T>(v: &mut [T], read: usize, write: usize) -> (&T, &mut T) {
     } else {
         let (a, b) = v.split_at_mut(read);
         (&b[0], &mut a[write])
+    }
+}
+
+/// Streams that are one byte repeated (the constant high bytes of floats, zeros), kept
+/// filled across blocks and calls so that such a stream is read from here rather than
+/// written out for every block: a few runs per thread, each as long as the longest stream
+/// asked for.
+#[derive(Default)]
+pub struct RepeatedRuns {
+    runs: Vec<(u8, Vec<u8>)>,
+}
+
+impl RepeatedRuns {
+    /// Most runs kept (a byte past them is filled into the block as usual).
+    const MAX: usize = 4;
+
+    /// Makes the run of `byte` at least `len` bytes long, if there is room for it.
+    pub(super) fn prepare(&mut self, byte: u8, len: usize) {
+        if let Some((_, run)) = self.runs.iter_mut().find(|(b, _)| *b == byte) {
+            if run.len() < len {
+                *run = vec![byte; len];
+            }
+        } else if self.runs.len() < Self::MAX {
+            self.runs.push((byte, vec![byte; len]));
+        }
+    }
+
+    /// `len` bytes of `byte`, when prepared.
+    pub(super) fn get(&self, byte: u8, len: usize) -> Option<&[u8]> {
+        let (_, run) = self.runs.iter().find(|(b, _)| *b == byte)?;
+        run.get(..len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_runs_keep_a_few_bytes_and_grow() {
+        let mut runs = RepeatedRuns::default();
+        for byte in [7u8, 0, 7, 9, 200, 3, 4] {
+            runs.prepare(byte, 16);
+        }
+        for byte in [7u8, 0, 9, 200] {
+            assert_eq!(runs.get(byte, 16), Some(&[byte; 16][..]));
+        }
+        // Past the few kept, a byte is filled into the block instead.
+        assert_eq!(runs.get(3, 1), None);
+        assert_eq!(runs.get(4, 1), None);
+        // Longer than prepared: not given until prepared that long.
+        assert_eq!(runs.get(7, 17), None);
+        runs.prepare(7, 40);
+        assert_eq!(runs.get(7, 40), Some(&[7u8; 40][..]));
+        assert_eq!(runs.get(7, 3), Some(&[7u8; 3][..]));
     }
 }

@@ -1,7 +1,7 @@
 //! Special-value chunks: a header (plus one value) that stands for a whole chunk of zeros,
 //! NaNs, a repeated value, or uninitialised bytes.
 
-use super::blocksize::compute_blocksize;
+use super::blocksize::choose_blocksize;
 use super::header::*;
 use super::params::CParams;
 use crate::{Error, Result};
@@ -66,7 +66,7 @@ pub fn write(
         flags: DOSHUFFLE | DOBITSHUFFLE,
         typesize: header_typesize,
         nbytes,
-        blocksize: compute_blocksize(
+        blocksize: choose_blocksize(
             params.compcode,
             params.clevel,
             typesize,
@@ -74,7 +74,8 @@ pub fn write(
             params.blocksize,
             params.splitmode,
             flags_from_filters(&params.filters),
-        ),
+        )
+        .0,
         cbytes: len as i32,
         filters: [0; MAX_FILTERS],
         udcompcode: 0,

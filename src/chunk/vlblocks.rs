@@ -3,7 +3,7 @@
 //! holds the number of blocks and each stream's size field the block's *uncompressed* size.
 
 use super::compress::{MAXDICTSIZE, MINUSEFULDICT};
-use super::decompress::{Chunk, LazyBlocks};
+use super::decoder::{Chunk, LazyBlocks};
 use super::header::*;
 use super::params::{CParams, DParams};
 use super::pipeline::{self, Backward, Loc};
@@ -104,7 +104,7 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
             let maxout = size.min(dst.len() - pos);
             let out = &mut dst[pos..pos + maxout];
             // A VL-block chunk has no single source buffer: the block is the encoder's.
-            let n = super::compress::encode_stream(params, data, out, &dict, &mut s.codec, data)?;
+            let n = super::stream::encode_stream(params, data, out, &dict, &mut s.codec, data)?;
             let n = if n == 0 || n >= size {
                 // Not compressible: stored raw, recognisable by its length equal to the size.
                 if pos + size > dst.len() {
@@ -189,7 +189,7 @@ fn decode_into(dparams: &DParams, chunk: &Chunk<'_>, nblock: usize, out: &mut [u
             if clen == size {
                 o.copy_from_slice(cdata);
             } else {
-                let n = super::decompress::decode_stream(
+                let n = super::stream::decode_stream(
                     &h,
                     cdata,
                     o,

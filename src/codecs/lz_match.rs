@@ -68,8 +68,12 @@ pub(crate) fn copy_match_wide(output: &mut [u8], op: usize, distance: usize, len
 /// `from + N` and `to + N` are within the buffer.
 #[inline(always)]
 unsafe fn move_chunk<const N: usize>(base: *mut u8, from: usize, to: usize) {
-    let chunk = base.add(from).cast::<[u8; N]>().read_unaligned();
-    base.add(to).cast::<[u8; N]>().write_unaligned(chunk);
+    // SAFETY: `from + N` and `to + N` lie within the buffer at `base` (this fn's contract): an
+    // unaligned read and an unaligned write of N bytes.
+    unsafe {
+        let chunk = base.add(from).cast::<[u8; N]>().read_unaligned();
+        base.add(to).cast::<[u8; N]>().write_unaligned(chunk);
+    }
 }
 
 /// Copies `len` bytes from `op - distance` to `op` front to back (so overlapping copies repeat

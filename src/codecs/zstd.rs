@@ -226,11 +226,11 @@ pub fn train_dict(
     max_size: usize,
 ) -> crate::Result<Vec<u8>> {
     let mut dict = vec![0u8; max_size];
-    // SAFETY: the samples buffer holds sum(sample_sizes) bytes (checked below) and dict is
-    // max_size bytes long.
     if sample_sizes.iter().sum::<usize>() > samples.len() {
         return Err(crate::Error::CodecDict);
     }
+    // SAFETY: the samples buffer holds sum(sample_sizes) bytes (just checked) and dict is
+    // max_size bytes long.
     let code = unsafe {
         z::ZDICT_trainFromBuffer(
             dict.as_mut_ptr() as *mut c_void,

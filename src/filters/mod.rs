@@ -5,6 +5,10 @@
 //! in the other. The SIMD kernels (SSE2, AVX2, AVX2+GFNI on x86_64) are chosen once at run
 //! time and must give the same bytes as their scalar twins; the tests check that on many sizes.
 
+// Every unsafe operation sits in its own `unsafe {}` block with a SAFETY line, also inside
+// `unsafe fn`s (the coordinator moves this to lib.rs once src/capi is clean too).
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod bitshuffle;
 pub mod bytedelta;
 mod cpu;

@@ -8,25 +8,29 @@ use std::arch::x86_64::*;
 /// The CPU must support SSE2.
 #[target_feature(enable = "sse2")]
 pub(crate) unsafe fn rows_from_bytes(stream: &[u8], rows: &mut [u8]) -> usize {
-    assert_eq!(stream.len(), rows.len());
-    let n = stream.len();
-    let nrow = n / 8;
-    let done = n - n % 16;
-    let (s, r) = (stream.as_ptr(), rows.as_mut_ptr());
-    let mut i = 0;
-    while i < done {
-        // SAFETY: i + 16 <= n.
-        let mut x = _mm_loadu_si128(s.add(i) as *const __m128i);
-        for k in (0..8).rev() {
-            // movemask gathers the top bit of every byte, byte 0 into bit 0.
-            let bits = _mm_movemask_epi8(x) as u16;
-            // SAFETY: k*nrow + i/8 + 2 <= 7*nrow + nrow = n (i/8 + 2 <= nrow since i + 16 <= n).
-            std::ptr::write_unaligned(r.add(k * nrow + i / 8) as *mut u16, bits.to_le());
-            x = _mm_add_epi8(x, x);
+    // SAFETY: SSE2 is enabled here (this fn's contract); the loads and stores are in bounds as the
+    // comment at each says.
+    unsafe {
+        assert_eq!(stream.len(), rows.len());
+        let n = stream.len();
+        let nrow = n / 8;
+        let done = n - n % 16;
+        let (s, r) = (stream.as_ptr(), rows.as_mut_ptr());
+        let mut i = 0;
+        while i < done {
+            // SAFETY: i + 16 <= n.
+            let mut x = _mm_loadu_si128(s.add(i) as *const __m128i);
+            for k in (0..8).rev() {
+                // movemask gathers the top bit of every byte, byte 0 into bit 0.
+                let bits = _mm_movemask_epi8(x) as u16;
+                // SAFETY: k*nrow + i/8 + 2 <= 7*nrow + nrow = n (i/8 + 2 <= nrow since i + 16 <= n).
+                std::ptr::write_unaligned(r.add(k * nrow + i / 8) as *mut u16, bits.to_le());
+                x = _mm_add_epi8(x, x);
+            }
+            i += 16;
         }
-        i += 16;
+        done
     }
-    done
 }
 
 #[inline]
@@ -56,45 +60,49 @@ unsafe fn transpose_8x8(x: __m128i) -> __m128i {
 /// The CPU must support SSE2.
 #[target_feature(enable = "sse2")]
 pub(crate) unsafe fn bytes_from_rows(rows: &[u8], stream: &mut [u8]) -> usize {
-    assert_eq!(stream.len(), rows.len());
-    let nrow = rows.len() / 8;
-    let (r, s) = (rows.as_ptr(), stream.as_mut_ptr());
-    let mut g = 0;
-    while g + 16 <= nrow {
-        let mut v = [_mm_setzero_si128(); 8];
-        for (k, x) in v.iter_mut().enumerate() {
-            // SAFETY: k*nrow + g + 16 <= 8*nrow <= rows.len().
-            *x = _mm_loadu_si128(r.add(k * nrow + g) as *const __m128i);
+    // SAFETY: SSE2 is enabled here (this fn's contract); the loads and stores are in bounds as the
+    // comment at each says.
+    unsafe {
+        assert_eq!(stream.len(), rows.len());
+        let nrow = rows.len() / 8;
+        let (r, s) = (rows.as_ptr(), stream.as_mut_ptr());
+        let mut g = 0;
+        while g + 16 <= nrow {
+            let mut v = [_mm_setzero_si128(); 8];
+            for (k, x) in v.iter_mut().enumerate() {
+                // SAFETY: k*nrow + g + 16 <= 8*nrow <= rows.len().
+                *x = _mm_loadu_si128(r.add(k * nrow + g) as *const __m128i);
+            }
+            // Byte transpose: after three unpack levels each 64-bit lane holds rows 0..7 of a group.
+            let a0 = _mm_unpacklo_epi8(v[0], v[1]);
+            let a1 = _mm_unpackhi_epi8(v[0], v[1]);
+            let b0 = _mm_unpacklo_epi8(v[2], v[3]);
+            let b1 = _mm_unpackhi_epi8(v[2], v[3]);
+            let c0 = _mm_unpacklo_epi8(v[4], v[5]);
+            let c1 = _mm_unpackhi_epi8(v[4], v[5]);
+            let d0 = _mm_unpacklo_epi8(v[6], v[7]);
+            let d1 = _mm_unpackhi_epi8(v[6], v[7]);
+            let e = [
+                _mm_unpacklo_epi16(a0, b0),
+                _mm_unpackhi_epi16(a0, b0),
+                _mm_unpacklo_epi16(a1, b1),
+                _mm_unpackhi_epi16(a1, b1),
+            ];
+            let f = [
+                _mm_unpacklo_epi16(c0, d0),
+                _mm_unpackhi_epi16(c0, d0),
+                _mm_unpacklo_epi16(c1, d1),
+                _mm_unpackhi_epi16(c1, d1),
+            ];
+            for q in 0..4 {
+                let lo = transpose_8x8(_mm_unpacklo_epi32(e[q], f[q]));
+                let hi = transpose_8x8(_mm_unpackhi_epi32(e[q], f[q]));
+                // SAFETY: groups g+4q .. g+4q+4 < nrow, so bytes up to 8*(g+16) <= stream.len().
+                _mm_storeu_si128(s.add(8 * (g + 4 * q)) as *mut __m128i, lo);
+                _mm_storeu_si128(s.add(8 * (g + 4 * q + 2)) as *mut __m128i, hi);
+            }
+            g += 16;
         }
-        // Byte transpose: after three unpack levels each 64-bit lane holds rows 0..7 of a group.
-        let a0 = _mm_unpacklo_epi8(v[0], v[1]);
-        let a1 = _mm_unpackhi_epi8(v[0], v[1]);
-        let b0 = _mm_unpacklo_epi8(v[2], v[3]);
-        let b1 = _mm_unpackhi_epi8(v[2], v[3]);
-        let c0 = _mm_unpacklo_epi8(v[4], v[5]);
-        let c1 = _mm_unpackhi_epi8(v[4], v[5]);
-        let d0 = _mm_unpacklo_epi8(v[6], v[7]);
-        let d1 = _mm_unpackhi_epi8(v[6], v[7]);
-        let e = [
-            _mm_unpacklo_epi16(a0, b0),
-            _mm_unpackhi_epi16(a0, b0),
-            _mm_unpacklo_epi16(a1, b1),
-            _mm_unpackhi_epi16(a1, b1),
-        ];
-        let f = [
-            _mm_unpacklo_epi16(c0, d0),
-            _mm_unpackhi_epi16(c0, d0),
-            _mm_unpacklo_epi16(c1, d1),
-            _mm_unpackhi_epi16(c1, d1),
-        ];
-        for q in 0..4 {
-            let lo = transpose_8x8(_mm_unpacklo_epi32(e[q], f[q]));
-            let hi = transpose_8x8(_mm_unpackhi_epi32(e[q], f[q]));
-            // SAFETY: groups g+4q .. g+4q+4 < nrow, so bytes up to 8*(g+16) <= stream.len().
-            _mm_storeu_si128(s.add(8 * (g + 4 * q)) as *mut __m128i, lo);
-            _mm_storeu_si128(s.add(8 * (g + 4 * q + 2)) as *mut __m128i, hi);
-        }
-        g += 16;
+        8 * g
     }
-    8 * g
 }

@@ -1,0 +1,346 @@
+//! Slices of an [`Array`]: reading a region into a C-order buffer (whole chunks, streamed
+//! blocks or parts of blocks, on the decompressor's threads), writing one, copying a region
+//! between arrays.
+
+use super::array::{Array, Params};
+use super::scratch::Scratch;
+use super::shape::for_each_index;
+use super::slice::{check_slice, copy_buffer, for_each_block, for_each_chunk, Part, PartCopier};
+use super::store::ChunkStore;
+use crate::chunk::decompress::BlockSpan;
+use crate::{Error, Result};
+use std::sync::Mutex;
+
+/// Fewest blocks of a chunk a slice needs for their decompression to be shared among the
+/// decompressor's threads (below that, handing them out costs more than it saves: a thin
+/// column needs one block per chunk).
+const PARALLEL_MIN_BLOCKS: usize = 4;
+
+/// Most locks a slice read by several threads splits its buffer into (row groups along the
+/// first dimension).
+const ROW_GROUPS: usize = 64;
+
+impl<S: ChunkStore> Array<S> {
+    /// Copies the region `[start, stop)` into `buffer`, a C-order buffer of `buffershape`
+    /// whose first item receives item `start` (the rest of the buffer is zeroed).
+    pub fn get_slice_cbuffer(
+        &self,
+        start: &[i64],
+        stop: &[i64],
+        buffer: &mut [u8],
+        buffershape: &[i64],
+    ) -> Result<()> {
+        // As c-blosc2: the whole read under the shared lock, so another handle's change
+        // (held exclusively) is seen entirely or not at all.
+        let _held = self.store.hold(false)?;
+        self.check_buffer(buffer.len(), buffershape, start, stop)?;
+        let ts = self.geom.typesize;
+        // Items outside the slice are zeroed; when the slice fills the buffer, every byte is
+        // written below.
+        if (0..self.ndim()).any(|d| buffershape[d] != stop[d] - start[d]) {
+            buffer.fill(0);
+        }
+        if self.ndim() == 0 {
+            let mut data = Scratch::chunk_data();
+            self.read_chunk(0, None, &mut data)?;
+            buffer[..ts].copy_from_slice(&data[..ts]);
+            return Ok(());
+        }
+        if let Some(nchunk) = self.whole_chunk_in_c_order(start, stop, buffershape) {
+            let n = self.geom.chunk_nbytes();
+            if self
+                .store
+                .decompress_chunk(nchunk, &mut buffer[..n], None)?
+                != n
+            {
+                return Err(Error::Data);
+            }
+            return Ok(());
+        }
+        let copier = PartCopier::new(ts, &self.geom.blockshape, buffershape, start)?;
+        let mut chunks: Vec<(i64, Vec<i64>)> = Vec::new();
+        for_each_chunk(&self.geom, start, stop, |nchunk, coords| {
+            chunks.push((nchunk, coords.to_vec()));
+            Ok(())
+        })?;
+        let nthreads = self.store.dparams().nthreads.max(1) as usize;
+        if nthreads > 1 && chunks.len() >= nthreads {
+            return self.get_chunks_in_parallel(&chunks, start, stop, &copier, buffer);
+        }
+        let mut parts = Vec::new();
+        let mut spans = Vec::new();
+        let mut data = Scratch::chunk_data();
+        for (nchunk, coords) in &chunks {
+            self.plan_chunk(coords, start, stop, &copier, &mut parts, &mut spans);
+            // With threads and several blocks to decode, the chunk path below shares them
+            // out; otherwise each block's part is copied out as it is decoded.
+            if nthreads > 1 && parts.len() >= PARALLEL_MIN_BLOCKS
+                || !self.stream_chunk(*nchunk, &parts, &spans, &copier, buffer)?
+            {
+                self.copy_from_whole_chunk(*nchunk, &parts, &copier, &mut data, buffer)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The parts of the slice `[start, stop)` in the blocks of the chunk at `coords`, and
+    /// the bytes of its block that each spans.
+    fn plan_chunk(
+        &self,
+        coords: &[i64],
+        start: &[i64],
+        stop: &[i64],
+        copier: &PartCopier,
+        parts: &mut Vec<Part>,
+        spans: &mut Vec<BlockSpan>,
+    ) {
+        parts.clear();
+        spans.clear();
+        // for_each_block calls nothing that fails.
+        let _ = for_each_block(&self.geom, coords, start, stop, |p| {
+            let part = copier.part(&p);
+            let (from, to) = copier.span(&part);
+            spans.push(BlockSpan {
+                nblock: p.nblock,
+                from,
+                to,
+                used: copier.part_bytes(&part),
+            });
+            parts.push(part);
+            Ok(())
+        });
+    }
+
+    /// Decodes the parts of the blocks of chunk `nchunk` one at a time and copies each out;
+    /// `Ok(false)`, nothing copied, for a chunk that must be read whole.
+    fn stream_chunk(
+        &self,
+        nchunk: i64,
+        parts: &[Part],
+        spans: &[BlockSpan],
+        copier: &PartCopier,
+        buffer: &mut [u8],
+    ) -> Result<bool> {
+        self.store
+            .for_each_block_part(nchunk, spans, &mut |k, block| {
+                let part = parts.get(k).ok_or(Error::Data)?;
+                copier.copy_decoded(part, block, buffer)
+            })
+    }
+
+    /// Decompresses the blocks of chunk `nchunk` that `parts` lie in into `data` (with the
+    /// store's threads) and copies the parts out.
+    fn copy_from_whole_chunk(
+        &self,
+        nchunk: i64,
+        parts: &[Part],
+        copier: &PartCopier,
+        data: &mut Vec<u8>,
+        buffer: &mut [u8],
+    ) -> Result<()> {
+        let bn = self.geom.block_nbytes();
+        let mut mask = vec![true; self.geom.nblocks()];
+        for part in parts {
+            *mask.get_mut(part.nblock).ok_or(Error::Data)? = false;
+        }
+        let mask = mask.iter().any(|m| *m).then_some(&mask[..]);
+        self.read_chunk(nchunk, mask, data)?;
+        for part in parts {
+            let block = data
+                .get(part.nblock * bn..(part.nblock + 1) * bn)
+                .ok_or(Error::Data)?;
+            copier.copy(part, block, buffer)?;
+        }
+        Ok(())
+    }
+
+    /// `get_slice_cbuffer` of a slice over several chunks with a multi-threaded store: the
+    /// chunks are shared out among the threads, each decoding its chunk's blocks one at a
+    /// time and copying its parts into the buffer under the locks of the row groups they
+    /// write (at most `ROW_GROUPS` groups along the buffer's first dimension). Chunks that
+    /// must be read whole are read afterwards, on the calling thread, where the store's
+    /// threads can share their blocks.
+    fn get_chunks_in_parallel(
+        &self,
+        chunks: &[(i64, Vec<i64>)],
+        start: &[i64],
+        stop: &[i64],
+        copier: &PartCopier,
+        buffer: &mut [u8],
+    ) -> Result<()> {
+        let row_bytes = copier.row_bytes();
+        let nrows = buffer.len().checked_div(row_bytes).unwrap_or(0).max(1);
+        let rows_per_group = nrows.div_ceil(ROW_GROUPS);
+        let groups: Vec<Mutex<&mut [u8]>> = buffer
+            .chunks_mut((rows_per_group * row_bytes).max(1))
+            .map(Mutex::new)
+            .collect();
+        let whole: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+        self.store.for_each_item(chunks.len(), &|i| {
+            let (nchunk, coords) = &chunks[i];
+            let (mut parts, mut spans) = (Vec::new(), Vec::new());
+            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut spans);
+            let streamed = self
+                .store
+                .for_each_block_part(*nchunk, &spans, &mut |k, block| {
+                    let part = parts.get(k).ok_or(Error::Data)?;
+                    copier.copy_to_row_groups(part, &groups, rows_per_group, |sub, rows| {
+                        copier.copy_decoded(sub, block, rows)
+                    })
+                })?;
+            if !streamed {
+                whole.lock().unwrap_or_else(|e| e.into_inner()).push(i);
+            }
+            Ok(())
+        })?;
+        let mut whole = whole.into_inner().unwrap_or_else(|e| e.into_inner());
+        if whole.is_empty() {
+            return Ok(());
+        }
+        whole.sort_unstable();
+        drop(groups);
+        let (mut parts, mut spans) = (Vec::new(), Vec::new());
+        let mut data = Scratch::chunk_data();
+        for i in whole {
+            let (nchunk, coords) = &chunks[i];
+            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut spans);
+            self.copy_from_whole_chunk(*nchunk, &parts, copier, &mut data, buffer)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `buffer` (C order, shape `buffershape`, its first item going to `start`) into
+    /// the region `[start, stop)`.
+    pub fn set_slice_cbuffer(
+        &mut self,
+        buffer: &[u8],
+        buffershape: &[i64],
+        start: &[i64],
+        stop: &[i64],
+    ) -> Result<()> {
+        // As c-blosc2: one change for other handles however many chunks it rewrites.
+        let _held = self.store.hold(true)?;
+        self.check_buffer(buffer.len(), buffershape, start, stop)?;
+        let ts = self.geom.typesize;
+        if self.ndim() == 0 {
+            let chunk = self.store.compress_chunk(&buffer[..ts])?;
+            self.store.update_chunk(0, chunk)?;
+            return Ok(());
+        }
+        if let Some(nchunk) = self.whole_chunk_in_c_order(start, stop, buffershape) {
+            let chunk = self
+                .store
+                .compress_chunk(&buffer[..self.geom.chunk_nbytes()])?;
+            self.store.update_chunk(nchunk, chunk)?;
+            return Ok(());
+        }
+        let geom = self.geom.clone();
+        let mut data = Scratch::chunk_data();
+        for_each_chunk(&geom, start, stop, |nchunk, coords| {
+            let (cstart, cstop) = geom.chunk_region(coords);
+            let whole = (0..geom.ndim()).all(|d| start[d] <= cstart[d] && cstop[d] <= stop[d]);
+            if whole {
+                // Every item of the chunk is written below; only padding must be zeroed.
+                let padded =
+                    (0..geom.ndim()).any(|d| cstop[d] - cstart[d] != geom.extchunkshape[d]);
+                if padded {
+                    data.clear();
+                }
+                data.resize(geom.chunk_nbytes(), 0);
+            } else {
+                self.read_chunk(nchunk, None, &mut data)?;
+            }
+            let bn = geom.block_nbytes();
+            for_each_block(&geom, coords, start, stop, |p| {
+                let block = &mut data[p.nblock * bn..(p.nblock + 1) * bn];
+                let src_start: Vec<i64> =
+                    (0..p.start.len()).map(|d| p.start[d] - start[d]).collect();
+                let src_stop: Vec<i64> = (0..p.start.len()).map(|d| p.stop[d] - start[d]).collect();
+                let dst_start: Vec<i64> = (0..p.start.len())
+                    .map(|d| p.start[d] - p.block_origin[d])
+                    .collect();
+                copy_buffer(
+                    ts,
+                    buffer,
+                    buffershape,
+                    &src_start,
+                    &src_stop,
+                    block,
+                    &geom.blockshape,
+                    &dst_start,
+                )
+            })?;
+            // Stored at once: keeping every compressed chunk until the end held a second copy
+            // of the array's compressed bytes (from_cbuffer peaked at twice c-blosc2's).
+            let chunk = self.store.compress_chunk(&data)?;
+            self.store.update_chunk(nchunk, chunk)?;
+            Ok(())
+        })
+    }
+
+    /// A new array holding the region `[start, stop)`; `params` gives its chunk and block
+    /// shapes and storage (its shape is replaced by `stop - start`).
+    pub fn get_slice<T: ChunkStore>(
+        &self,
+        params: &Params<T::Options>,
+        start: &[i64],
+        stop: &[i64],
+    ) -> Result<Array<T>> {
+        // A stop past the shape is allowed here (c-blosc2 3.3.5 takes it, and its own tests
+        // rely on it): the items outside the array are zeros in the result.
+        let inside: Vec<i64> = (0..self.ndim().min(stop.len()))
+            .map(|d| {
+                stop[d]
+                    .min(self.geom.shape[d])
+                    .max(start.get(d).copied().unwrap_or(0))
+            })
+            .collect();
+        check_slice(&self.geom, start, &inside)?;
+        if (0..self.ndim()).any(|d| start[d] > stop[d]) {
+            return Err(Error::InvalidParam);
+        }
+        let mut params = params.clone();
+        params.shape = (0..self.ndim()).map(|d| stop[d] - start[d]).collect();
+        let mut out = Array::<T>::empty(&params)?;
+        if out.geom.typesize != self.geom.typesize {
+            return Err(Error::InvalidParam);
+        }
+        out.copy_region_from(self, start)?;
+        Ok(out)
+    }
+
+    /// Fills every chunk of `self` with `src`'s items at offset `offset`.
+    pub(super) fn copy_region_from<T: ChunkStore>(
+        &mut self,
+        src: &Array<T>,
+        offset: &[i64],
+    ) -> Result<()> {
+        if self.geom.nitems == 0 {
+            return Ok(());
+        }
+        if self.ndim() == 0 {
+            let v = src.to_vec()?;
+            return self.set_slice_cbuffer(&v, &[], &[], &[]);
+        }
+        let grid = self.geom.chunks_per_dim();
+        let mut buf = Vec::new();
+        let geom = self.geom.clone();
+        for_each_index(&grid, |coords| {
+            let (cstart, mut cstop) = geom.chunk_region(coords);
+            // Only the part inside `src`: the rest of the chunk keeps the zeros it was made with.
+            for d in 0..cstart.len() {
+                cstop[d] = cstop[d].min(src.geom.shape[d] - offset[d]).max(cstart[d]);
+            }
+            if (0..cstart.len()).any(|d| cstop[d] == cstart[d]) {
+                return Ok(());
+            }
+            let cshape: Vec<i64> = (0..cstart.len()).map(|d| cstop[d] - cstart[d]).collect();
+            let sstart: Vec<i64> = (0..cstart.len()).map(|d| cstart[d] + offset[d]).collect();
+            let sstop: Vec<i64> = (0..cstart.len()).map(|d| cstop[d] + offset[d]).collect();
+            buf.clear();
+            buf.resize(cshape.iter().product::<i64>() as usize * geom.typesize, 0);
+            src.get_slice_cbuffer(&sstart, &sstop, &mut buf, &cshape)?;
+            self.set_slice_cbuffer(&buf, &cshape, &cstart, &cstop)
+        })
+    }
+}
