@@ -7,7 +7,6 @@
 //! call that may change them.
 
 use std::ffi::CString;
-use std::panic::AssertUnwindSafe;
 use std::ptr;
 use std::sync::Arc;
 
@@ -15,7 +14,10 @@ use libc::{c_char, c_int, c_void};
 
 use crate::b2nd::array::{read_meta, store_layout};
 use crate::b2nd::{meta, slice, Array, DimMap, Params, MAX_DIM};
-use crate::capi::library::{blosc2_get_blosc2_cparams_defaults, c_str, guard};
+use crate::capi::ffi::{
+    c_str, entry, in_bytes, in_slice, malloc_copy, malloc_cstring, out_bytes, out_slice,
+};
+use crate::capi::library::blosc2_get_blosc2_cparams_defaults;
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
     blosc2_schunk_open_offset, blosc2_schunk_refresh, blosc2_schunk_to_buffer, schunk_into_c,
@@ -26,71 +28,12 @@ use crate::frame::lock::LockGuard;
 use crate::schunk::{Schunk, Storage};
 use crate::{Error, Result};
 
-/// Runs an entry point body: errors become their codes, a panic becomes `Failure`.
-fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
-    guard(
-        Error::Failure.code(),
-        AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
-    )
-}
-
 /// `ndim` as a dimension count, or `InvalidParam` outside `0..=B2ND_MAX_DIM`.
 fn dims(ndim: i8) -> Result<usize> {
     usize::try_from(ndim)
         .ok()
         .filter(|n| *n <= MAX_DIM)
         .ok_or(Error::InvalidParam)
-}
-
-/// `n` items read from `p` (NULL is an error unless `n` is 0).
-///
-/// # Safety
-/// `p` is NULL or valid for reads of `n` items.
-unsafe fn in_items<'a, T>(p: *const T, n: usize) -> Result<&'a [T]> {
-    if n == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return Err(Error::NullPointer);
-    }
-    // SAFETY: non-NULL and valid for `n` items per the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, n) })
-}
-
-/// `n` items written at `p` (NULL is an error unless `n` is 0).
-///
-/// # Safety
-/// `p` is NULL or valid for writes of `n` items, not aliased.
-unsafe fn out_items<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T]> {
-    if n == 0 {
-        return Ok(&mut []);
-    }
-    if p.is_null() {
-        return Err(Error::NullPointer);
-    }
-    // SAFETY: non-NULL and valid for `n` writable items per the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
-}
-
-/// A malloc'd copy of `bytes` (C callers release it with `free`).
-fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
-    // SAFETY: malloc of at least one byte; the copy stays within the new allocation.
-    unsafe {
-        let p = libc::malloc(bytes.len().max(1)).cast::<u8>();
-        if p.is_null() {
-            return Err(Error::MemoryAlloc);
-        }
-        ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-        Ok(p)
-    }
-}
-
-/// A malloc'd NUL-terminated copy of `s` (released with `free`, as c-blosc2's strings are).
-fn malloc_cstring(s: &str) -> Result<*mut c_char> {
-    let mut bytes = Vec::with_capacity(s.len() + 1);
-    bytes.extend_from_slice(s.as_bytes());
-    bytes.push(0);
-    Ok(malloc_copy(&bytes)?.cast())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,9 +167,9 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         // SAFETY: the caller passes `ndim` items in each shape (C contract).
         let (shape, chunkshape, blockshape) = unsafe {
             (
-                in_items(shape, n)?,
-                in_items(chunkshape, n)?,
-                in_items(blockshape, n)?,
+                in_slice(shape, n)?,
+                in_slice(chunkshape, n)?,
+                in_slice(blockshape, n)?,
             )
         };
         // SAFETY: NULL or a valid storage per the contract.
@@ -274,14 +217,14 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             return Err(Error::InvalidParam);
         }
         // SAFETY: `nmetalayers` entries per the contract.
-        let metas = unsafe { in_items(metalayers, nmeta)? };
+        let metas = unsafe { in_slice(metalayers, nmeta)? };
         let mut copied = Vec::with_capacity(nmeta);
         for m in metas {
             // SAFETY: each metalayer has a NUL-terminated name and content_len bytes.
             let name = unsafe { c_str(m.name) }.ok_or(Error::NullPointer)?;
             let len = usize::try_from(m.content_len).map_err(|_| Error::InvalidParam)?;
             // SAFETY: as above.
-            let content = unsafe { in_items(m.content, len)? };
+            let content = unsafe { in_slice(m.content, len)? };
             copied.push((name.to_string(), content.to_vec()));
         }
         let dtype_owned = CString::new(dtype).map_err(|_| Error::InvalidParam)?;
@@ -324,17 +267,14 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         ctx.blockshape[..n].copy_from_slice(blockshape);
         Ok(ctx)
     };
-    guard(
-        ptr::null_mut(),
-        AssertUnwindSafe(|| make().map_or(ptr::null_mut(), B2ndCtx::into_handle)),
-    )
+    entry(|| make().map(B2ndCtx::into_handle))
 }
 
 /// Releases a context made by `b2nd_create_ctx`. Returns 0, or BLOSC2_ERROR_NULL_POINTER for
 /// NULL.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_s) -> c_int {
-    run(|| {
+    entry(|| {
         if ctx.is_null() {
             return Err(Error::NullPointer);
         }
@@ -362,7 +302,7 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
     dtype_format: i8,
     smeta: *mut *mut u8,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         if smeta.is_null() {
             return Err(Error::NullPointer);
         }
@@ -373,9 +313,9 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
         // SAFETY: `ndim` items each, per the contract.
         let (shape, chunkshape, blockshape) = unsafe {
             (
-                in_items(shape, n)?,
-                in_items(chunkshape, n)?,
-                in_items(blockshape, n)?,
+                in_slice(shape, n)?,
+                in_slice(chunkshape, n)?,
+                in_slice(blockshape, n)?,
             )
         };
         let dtype = if dtype.is_null() {
@@ -410,7 +350,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
     dtype: *mut *mut c_char,
     dtype_format: *mut i8,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         if smeta.is_null()
             || ndim.is_null()
             || shape.is_null()
@@ -432,7 +372,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
             return Err(Error::Failure);
         }
         // SAFETY: `smeta_len` readable bytes per the contract.
-        let mut bytes = unsafe { in_items(smeta, smeta_len as usize)? };
+        let mut bytes = unsafe { in_slice(smeta, smeta_len as usize)? };
         let want_dtype = !dtype.is_null() && !dtype_format.is_null();
         if !want_dtype && bytes.len() > 2 {
             // Without somewhere to put it, c-blosc2 stops before the dtype entry.
@@ -444,9 +384,9 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
         // SAFETY: the caller's arrays hold B2ND_MAX_DIM items; ndim <= MAX_DIM.
         unsafe {
             *ndim = n as i8;
-            out_items(shape, n)?.copy_from_slice(&m.shape);
-            out_items(chunkshape, n)?.copy_from_slice(&m.chunkshape);
-            out_items(blockshape, n)?.copy_from_slice(&m.blockshape);
+            out_slice(shape, n)?.copy_from_slice(&m.shape);
+            out_slice(chunkshape, n)?.copy_from_slice(&m.chunkshape);
+            out_slice(blockshape, n)?.copy_from_slice(&m.blockshape);
             if want_dtype {
                 *dtype_format = m.dtype_format;
                 if let Some(d) = &m.dtype {
@@ -482,11 +422,11 @@ unsafe fn copy_buffer_c(
     // SAFETY: `ndim` items each, per the contract.
     let (src_pad, src_start, src_stop, dst_pad, dst_start) = unsafe {
         (
-            in_items(src_pad_shape, n)?,
-            in_items(src_start, n)?,
-            in_items(src_stop, n)?,
-            in_items(dst_pad_shape, n)?,
-            in_items(dst_start, n)?,
+            in_slice(src_pad_shape, n)?,
+            in_slice(src_start, n)?,
+            in_slice(src_stop, n)?,
+            in_slice(dst_pad_shape, n)?,
+            in_slice(dst_start, n)?,
         )
     };
     let copied = src_start
@@ -544,7 +484,7 @@ pub unsafe extern "C" fn b2nd_copy_buffer(
     dst_pad_shape: *const i64,
     dst_start: *const i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: forwarded contract.
         unsafe {
             copy_buffer_c(
@@ -576,7 +516,7 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
     dst_pad_shape: *const i64,
     dst_start: *const i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: forwarded contract.
         unsafe {
             copy_buffer_c(
@@ -946,7 +886,7 @@ unsafe fn create(
     array: *mut *mut b2nd_array_t,
     make: impl FnOnce(&Params<Storage>) -> Result<Array<Schunk>>,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: forwarded contract.
         let ctx = unsafe { B2ndCtx::from_handle(ctx) }?;
         if array.is_null() {
@@ -1020,7 +960,7 @@ pub unsafe extern "C" fn b2nd_full(
     unsafe {
         create(ctx, array, |p| {
             let ts = usize::try_from(p.cparams.typesize).map_err(|_| Error::InvalidParam)?;
-            let value = in_items(fill_value.cast::<u8>(), ts.max(1))?;
+            let value = in_slice(fill_value.cast::<u8>(), ts.max(1))?;
             Array::full(p, value)
         })
     }
@@ -1044,7 +984,7 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
     unsafe {
         create(ctx, array, |p| {
             let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
-            Array::from_cbuffer(p, in_items(buffer.cast::<u8>(), len)?)
+            Array::from_cbuffer(p, in_slice(buffer.cast::<u8>(), len)?)
         })
     }
 }
@@ -1059,7 +999,7 @@ pub unsafe extern "C" fn b2nd_from_schunk(
     schunk: *mut blosc2_schunk,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         if schunk.is_null() || array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1150,7 +1090,7 @@ pub unsafe extern "C" fn b2nd_open_offset(
 /// BLOSC2_ERROR_NULL_POINTER for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
-    run(|| {
+    entry(|| {
         if array.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1175,7 +1115,7 @@ pub unsafe extern "C" fn b2nd_to_cframe(
     cframe_len: *mut i64,
     needs_free: *mut bool,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         if array.is_null() || cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1211,7 +1151,7 @@ pub unsafe extern "C" fn b2nd_to_cframe(
 /// code (BLOSC2_ERROR_NULL_POINTER, a file error).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         let _held = unsafe { hold_shared(array) }?;
         // SAFETY: as above.
@@ -1266,10 +1206,7 @@ pub unsafe extern "C" fn b2nd_save_append(
                 })
             }
         };
-        return guard(
-            Error::Failure.code() as i64,
-            AssertUnwindSafe(|| append().unwrap_or_else(|e| e.code() as i64)),
-        );
+        return entry(append);
     }
     // SAFETY: a live array per the contract.
     unsafe { blosc2_schunk_append_file((*array).sc, urlpath) }
@@ -1279,7 +1216,7 @@ pub unsafe extern "C" fn b2nd_save_append(
 /// Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_METALAYER_NOT_FOUND).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: a live array per the contract.
         let sc = unsafe { array.as_ref() }.ok_or(Error::NullPointer)?.sc;
         // SAFETY: a live array per the contract.
@@ -1335,24 +1272,6 @@ unsafe fn ndim_of(p: *const b2nd_array_t) -> usize {
     unsafe { p.as_ref() }.map_or(0, |a| a.ndim.clamp(0, MAX_DIM as i8) as usize)
 }
 
-/// `buffersize` bytes at `buffer` (a negative size is `InvalidParam`).
-///
-/// # Safety
-/// `buffer` is NULL or valid for `buffersize` bytes.
-unsafe fn in_buffer<'a>(buffer: *const c_void, buffersize: i64) -> Result<&'a [u8]> {
-    let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
-    // SAFETY: forwarded contract.
-    unsafe { in_items(buffer.cast::<u8>(), len) }
-}
-
-/// # Safety
-/// As for [`in_buffer`], writable and not aliased.
-unsafe fn out_buffer<'a>(buffer: *mut c_void, buffersize: i64) -> Result<&'a mut [u8]> {
-    let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
-    // SAFETY: forwarded contract.
-    unsafe { out_items(buffer.cast::<u8>(), len) }
-}
-
 /// Decompresses the whole `array` into the C-ordered buffer `buffer` of `buffersize` bytes (at
 /// least the item count times the item size). Returns 0, or a negative code
 /// (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM when `buffersize` is too small, a
@@ -1363,7 +1282,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
     buffer: *mut c_void,
     buffersize: i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         let _held = unsafe { hold_shared(array) }?;
         // SAFETY: as above.
@@ -1373,7 +1292,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
         }
         // SAFETY: live array; the buffer holds buffersize bytes.
         unsafe {
-            let out = out_buffer(buffer, buffersize)?;
+            let out = out_bytes(buffer, buffersize)?;
             with_array(array, |a| a.to_cbuffer(out))?;
         }
         Ok(0)
@@ -1394,7 +1313,7 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
     buffershape: *const i64,
     buffersize: i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         let _held = unsafe { hold_shared(array) }?;
         // SAFETY: as above.
@@ -1409,11 +1328,11 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
         unsafe {
             let n = ndim_of(array);
             let (start, stop, shape) = (
-                in_items(start, n)?,
-                in_items(stop, n)?,
-                in_items(buffershape, n)?,
+                in_slice(start, n)?,
+                in_slice(stop, n)?,
+                in_slice(buffershape, n)?,
             );
-            let out = out_buffer(buffer, buffersize)?;
+            let out = out_bytes(buffer, buffersize)?;
             with_array(array, |a| a.get_slice_cbuffer(start, stop, out, shape))?;
         }
         Ok(0)
@@ -1434,7 +1353,7 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     stop: *const i64,
     array: *mut b2nd_array_t,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         unsafe { follow_writer(array) }?;
         if array.is_null() || start.is_null() || stop.is_null() || buffer.is_null() {
@@ -1444,11 +1363,11 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
         unsafe {
             let n = ndim_of(array);
             let (start, stop, shape) = (
-                in_items(start, n)?,
-                in_items(stop, n)?,
-                in_items(buffershape, n)?,
+                in_slice(start, n)?,
+                in_slice(stop, n)?,
+                in_slice(buffershape, n)?,
             );
-            let data = in_buffer(buffer, buffersize)?;
+            let data = in_bytes(buffer, buffersize)?;
             with_array(array, |a| a.set_slice_cbuffer(data, shape, start, stop))?;
         }
         Ok(0)
@@ -1467,7 +1386,7 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
     buffer: *mut c_void,
     buffersize: i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         let _held = unsafe { hold_shared(array) }?;
         // SAFETY: as above.
@@ -1478,7 +1397,7 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
         // SAFETY: ncoords coordinates and buffersize bytes, per the contract.
         unsafe {
-            let coords = in_items(coords, n)?;
+            let coords = in_slice(coords, n)?;
             // c-blosc2 reports a coordinate outside the array as a bad parameter.
             let nitems = (*array).nitems;
             if coords.iter().any(|c| *c < 0 || *c >= nitems) {
@@ -1490,7 +1409,7 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
                 if buffer.is_null() {
                     return Err(Error::NullPointer);
                 }
-                out_buffer(buffer, buffersize)?
+                out_bytes(buffer, buffersize)?
             };
             with_array(array, |a| a.get_sparse_cbuffer(coords, out))?;
         }
@@ -1517,8 +1436,8 @@ unsafe fn selection_of<'a>(
     // SAFETY: ndim pointers and sizes per the contract.
     let (lists, sizes) = unsafe {
         (
-            in_items(selection.cast_const(), n)?,
-            in_items(selection_size.cast_const(), n)?,
+            in_slice(selection.cast_const(), n)?,
+            in_slice(selection_size.cast_const(), n)?,
         )
     };
     let mut out = Vec::with_capacity(n);
@@ -1529,7 +1448,7 @@ unsafe fn selection_of<'a>(
         }
         let len = usize::try_from(*size).map_err(|_| Error::InvalidParam)?;
         // SAFETY: `size` indices at `p`, per the contract.
-        out.push(unsafe { in_items(p.cast_const(), len)? });
+        out.push(unsafe { in_slice(p.cast_const(), len)? });
         sel_bytes = sel_bytes.saturating_mul(*size);
     }
     if sel_bytes < buffersize {
@@ -1552,7 +1471,7 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
     buffershape: *mut i64,
     buffersize: i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         let _held = unsafe { hold_shared(array) }?;
         // SAFETY: as above.
@@ -1560,8 +1479,8 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
         // SAFETY: per the contract (see selection_of); buffersize bytes of buffer, ndim extents.
         unsafe {
             let sel = selection_of(array, selection, selection_size, buffersize)?;
-            let shape = in_items(buffershape.cast_const(), ndim_of(array))?;
-            let out = out_buffer(buffer, buffersize)?;
+            let shape = in_slice(buffershape.cast_const(), ndim_of(array))?;
+            let out = out_bytes(buffer, buffersize)?;
             with_array(array, |a| a.get_orthogonal_selection(&sel, out, shape))?;
         }
         Ok(0)
@@ -1580,14 +1499,14 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     buffershape: *mut i64,
     buffersize: i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         unsafe { follow_writer(array) }?;
         // SAFETY: as in b2nd_get_orthogonal_selection.
         unsafe {
             let sel = selection_of(array, selection, selection_size, buffersize)?;
-            let shape = in_items(buffershape.cast_const(), ndim_of(array))?;
-            let data = in_buffer(buffer, buffersize)?;
+            let shape = in_slice(buffershape.cast_const(), ndim_of(array))?;
+            let data = in_bytes(buffer, buffersize)?;
             with_array(array, |a| a.set_orthogonal_selection(&sel, data, shape))?;
         }
         Ok(0)
@@ -1609,7 +1528,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
     start: *const i64,
     stop: *const i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         let _held = unsafe { hold_shared(src) }?;
         // SAFETY: as above.
@@ -1621,7 +1540,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
         unsafe {
             let ctx = B2ndCtx::from_handle(ctx)?;
             let n = ndim_of(src);
-            let (start, stop) = (in_items(start, n)?, in_items(stop, n)?);
+            let (start, stop) = (in_slice(start, n)?, in_slice(stop, n)?);
             // As c-blosc2 does, the context takes the slice's shape.
             ctx.ndim = n as i8;
             for d in 0..n {
@@ -1643,7 +1562,7 @@ pub unsafe extern "C" fn b2nd_copy(
     src: *const b2nd_array_t,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         let _held = unsafe { hold_shared(src) }?;
         // SAFETY: as above.
@@ -1678,7 +1597,7 @@ pub unsafe extern "C" fn b2nd_concatenate(
     copy: bool,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         unsafe { follow_writer(src1) }?;
         // SAFETY: as above.
@@ -1732,7 +1651,7 @@ unsafe fn view_of(
     derive: impl FnOnce(&DimMap, &crate::b2nd::shape::Geometry) -> Result<Option<DimMap>>,
     copy: impl FnOnce(&Array<Schunk>) -> Result<Array<Schunk>>,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         let _held = unsafe { hold_shared(array) }?;
         // SAFETY: as above.
@@ -1787,7 +1706,7 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
     index: *const bool,
 ) -> c_int {
     // SAFETY: ndim flags at `index`, per the contract.
-    let index = match unsafe { in_items(index, ndim_of(array)) } {
+    let index = match unsafe { in_slice(index, ndim_of(array)) } {
         Ok(i) => i,
         Err(e) => return e.code(),
     };
@@ -1830,7 +1749,7 @@ pub unsafe extern "C" fn b2nd_expand_dims(
     final_dims: u8,
 ) -> c_int {
     // SAFETY: final_dims flags at `axis`, per the contract.
-    let axis = match unsafe { in_items(axis, usize::from(final_dims)) } {
+    let axis = match unsafe { in_slice(axis, usize::from(final_dims)) } {
         Ok(a) => a,
         Err(e) => return e.code(),
     };
@@ -1859,7 +1778,7 @@ pub unsafe extern "C" fn b2nd_resize(
     new_shape: *const i64,
     start: *const i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         unsafe { follow_writer(array) }?;
         if array.is_null() || new_shape.is_null() {
@@ -1868,11 +1787,11 @@ pub unsafe extern "C" fn b2nd_resize(
         // SAFETY: live array; ndim items each (start may be NULL).
         unsafe {
             let n = ndim_of(array);
-            let shape = in_items(new_shape, n)?;
+            let shape = in_slice(new_shape, n)?;
             let start = if start.is_null() {
                 None
             } else {
-                Some(in_items(start, n)?)
+                Some(in_slice(start, n)?)
             };
             with_array(array, |a| a.resize(shape, start))?;
         }
@@ -1905,7 +1824,7 @@ pub unsafe extern "C" fn b2nd_insert(
     axis: i8,
     insert_start: i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         unsafe { follow_writer(array) }?;
         if array.is_null() || buffer.is_null() {
@@ -1914,7 +1833,7 @@ pub unsafe extern "C" fn b2nd_insert(
         // SAFETY: live array; buffersize bytes of buffer.
         unsafe {
             let axis = axis_of(array, axis)?;
-            let data = in_buffer(buffer, buffersize)?;
+            let data = in_bytes(buffer, buffersize)?;
             with_array(array, |a| a.insert(data, axis, insert_start))?;
         }
         Ok(0)
@@ -1930,7 +1849,7 @@ pub unsafe extern "C" fn b2nd_append(
     buffersize: i64,
     axis: i8,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         unsafe { follow_writer(array) }?;
         if array.is_null() || buffer.is_null() {
@@ -1939,7 +1858,7 @@ pub unsafe extern "C" fn b2nd_append(
         // SAFETY: live array; buffersize bytes of buffer.
         unsafe {
             let axis = axis_of(array, axis)?;
-            let data = in_buffer(buffer, buffersize)?;
+            let data = in_bytes(buffer, buffersize)?;
             with_array(array, |a| a.append(data, axis))?;
         }
         Ok(0)
@@ -1956,7 +1875,7 @@ pub unsafe extern "C" fn b2nd_delete(
     delete_start: i64,
     delete_len: i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: NULL or a live array per the API.
         unsafe { follow_writer(array) }?;
         if array.is_null() {
@@ -1982,7 +1901,7 @@ pub unsafe extern "C" fn b2nd_delete(
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
     // SAFETY: forwarded contract.
-    run(|| unsafe { refresh_array(array) })
+    entry(|| unsafe { refresh_array(array) })
 }
 
 /// The body of [`b2nd_refresh`].

@@ -12,10 +12,13 @@ use std::ptr;
 
 use libc::{c_char, c_int, c_void};
 
-use crate::capi::library::guard;
-use crate::capi::params::{cparams_from_c, dparams_from_c, CCodec, CFilter, Context, OwnedContext};
+use crate::capi::ffi::{
+    entry, guard, in_bytes, len_or_empty, malloc_copy, name_of, out_bytes, static_cstr,
+};
+use crate::capi::params::{
+    self, cparams_from_c, dparams_from_c, CCodec, CFilter, Context, OwnedContext,
+};
 use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref};
-use crate::capi::tuner;
 use crate::capi::types::*;
 use crate::chunk::copy::copy_bytes;
 use crate::chunk::header::{
@@ -27,48 +30,8 @@ use crate::chunk::{decompress, registry, special, vlblocks, CParams, Compressor,
 use crate::codecs::names;
 use crate::{global, Error, Result};
 
-/// Runs an entry point body: errors become their codes, a panic becomes `Failure`.
-pub(crate) fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
-    guard(
-        Error::Failure.code(),
-        AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
-    )
-}
-
 fn len_of(size: usize) -> Result<c_int> {
     c_int::try_from(size).map_err(|_| Error::MaxBufsizeExceeded)
-}
-
-/// `len` readable bytes at `p` (a negative length counts as 0).
-///
-/// # Safety
-/// `p` is NULL or valid for reads of `len` bytes for 'a.
-unsafe fn in_bytes<'a>(p: *const c_void, len: i64) -> Result<&'a [u8]> {
-    let len = len.max(0) as usize;
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return Err(Error::NullPointer);
-    }
-    // SAFETY: non-NULL and valid for `len` bytes per the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) })
-}
-
-/// `len` writable bytes at `p` (a negative length counts as 0).
-///
-/// # Safety
-/// `p` is NULL or valid for writes of `len` bytes for 'a, not aliased by other slices.
-unsafe fn out_bytes<'a>(p: *mut c_void, len: i64) -> Result<&'a mut [u8]> {
-    let len = len.max(0) as usize;
-    if len == 0 {
-        return Ok(&mut []);
-    }
-    if p.is_null() {
-        return Err(Error::NullPointer);
-    }
-    // SAFETY: non-NULL and valid for `len` writable bytes per the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) })
 }
 
 /// The header bytes of a chunk whose length the caller does not tell (the blosc1 API and the
@@ -78,11 +41,11 @@ unsafe fn out_bytes<'a>(p: *mut c_void, len: i64) -> Result<&'a mut [u8]> {
 /// `p` is NULL or points to a chunk header (32 readable bytes if its flags say extended).
 unsafe fn header_bytes<'a>(p: *const c_void) -> Result<&'a [u8]> {
     // SAFETY: per the contract, a chunk header has at least 16 bytes.
-    let basic = unsafe { in_bytes(p, MIN_HEADER_LENGTH as i64) }?;
+    let basic = unsafe { in_bytes(p, MIN_HEADER_LENGTH) }?;
     let flags = basic[2];
     if flags & DOSHUFFLE != 0 && flags & DOBITSHUFFLE != 0 {
         // SAFETY: per the contract, an extended header has 32 bytes.
-        unsafe { in_bytes(p, EXTENDED_HEADER_LENGTH as i64) }
+        unsafe { in_bytes(p, EXTENDED_HEADER_LENGTH) }
     } else {
         Ok(basic)
     }
@@ -97,7 +60,7 @@ unsafe fn whole_chunk<'a>(p: *const c_void) -> Result<&'a [u8]> {
     // SAFETY: forwarded contract.
     let h = ChunkHeader::parse(unsafe { header_bytes(p) }?)?;
     // SAFETY: a complete chunk holds the cbytes its header states.
-    unsafe { in_bytes(p, h.cbytes as i64) }
+    unsafe { in_bytes(p, len_or_empty(h.cbytes as i64)) }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -225,7 +188,7 @@ fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
         p.layout = layout;
         p.schunk_typesize = schunk_ts;
     })?;
-    tuner::boxed_with_tuner(ctx, &c)
+    params::boxed_with_tuner(ctx, &c)
 }
 
 /// The typesize of the super-chunk at `schunk` (None for NULL), which c-blosc2's filters read
@@ -298,7 +261,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
     ctx: *mut blosc2_context_s,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
         let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
         if cparams.is_null() {
@@ -317,7 +280,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
     ctx: *mut blosc2_context_s,
     dparams: *mut blosc2_dparams,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
         let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
         if dparams.is_null() {
@@ -340,14 +303,14 @@ pub unsafe extern "C" fn blosc2_set_maskout(
     maskout: *mut bool,
     nblocks: c_int,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
         let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
         if nblocks < 0 {
             return Err(Error::InvalidParam);
         }
         // SAFETY: maskout holds nblocks bools, per the API.
-        let mask = unsafe { in_bytes(maskout as *const c_void, nblocks as i64) }?;
+        let mask = unsafe { in_bytes(maskout as *const c_void, len_or_empty(nblocks as i64)) }?;
         ctx.maskout = Some(mask.iter().map(|&b| b != 0).collect());
         Ok(0)
     })
@@ -367,7 +330,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // Read-only: a tuner or prefilter called during the compression may read the context.
         // SAFETY: context is NULL or a live handle, per the API.
         let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
@@ -375,8 +338,8 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, srcsize as i64)?,
-                out_bytes(dest, destsize as i64)?,
+                in_bytes(src, len_or_empty(srcsize as i64))?,
+                out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
         len_of(compressor.compress(src, dst)?)
@@ -397,7 +360,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
         let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
         ctx.decompressor()?;
@@ -407,8 +370,8 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, srcsize as i64)?,
-                out_bytes(dest, destsize as i64)?,
+                in_bytes(src, len_or_empty(srcsize as i64))?,
+                out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
         let lazy = ctx
@@ -478,14 +441,14 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
         let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, srcsize as i64)?,
-                out_bytes(dest, destsize as i64)?,
+                in_bytes(src, len_or_empty(srcsize as i64))?,
+                out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
         let dparams = getitem_dparams(ctx);
@@ -519,14 +482,14 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
         let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, srcsize as i64)?,
-                out_bytes(dest, destsize as i64)?,
+                in_bytes(src, len_or_empty(srcsize as i64))?,
+                out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
         let ts = ChunkHeader::parse(src)?.typesize as i32;
@@ -692,12 +655,12 @@ pub unsafe extern "C" fn blosc2_compress(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, srcsize as i64)?,
-                out_bytes(dest, destsize as i64)?,
+                in_bytes(src, len_or_empty(srcsize as i64))?,
+                out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
         global_compress(clevel, doshuffle, typesize, src, dst)
@@ -715,12 +678,12 @@ pub unsafe extern "C" fn blosc2_decompress(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, srcsize as i64)?,
-                out_bytes(dest, destsize as i64)?,
+                in_bytes(src, len_or_empty(srcsize as i64))?,
+                out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
         global_decompress(src, dst)
@@ -740,12 +703,12 @@ pub unsafe extern "C" fn blosc2_getitem(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, srcsize as i64)?,
-                out_bytes(dest, destsize as i64)?,
+                in_bytes(src, len_or_empty(srcsize as i64))?,
+                out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
         global_getitem(src, start, nitems, dst)
@@ -767,14 +730,19 @@ pub unsafe extern "C" fn blosc1_compress(
     dest: *mut c_void,
     destsize: usize,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // c-blosc2 passes the sizes on as int32_t; a destination beyond that is not usable.
         let destsize = destsize.min(i32::MAX as usize) as i64;
         if nbytes as i64 > MAX_BUFFERSIZE {
             return Err(Error::MaxBufsizeExceeded);
         }
         // SAFETY: src/dest hold nbytes/destsize bytes, per the API.
-        let (src, dst) = unsafe { (in_bytes(src, nbytes as i64)?, out_bytes(dest, destsize)?) };
+        let (src, dst) = unsafe {
+            (
+                in_bytes(src, len_or_empty(nbytes as i64))?,
+                out_bytes(dest, len_or_empty(destsize))?,
+            )
+        };
         global_compress(clevel, doshuffle, typesize as i32, src, dst)
     })
 }
@@ -788,13 +756,13 @@ pub unsafe extern "C" fn blosc1_decompress(
     dest: *mut c_void,
     destsize: usize,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // The blosc1 call has no source size: the header's cbytes is trusted, as c-blosc2 does.
         // SAFETY: src is a complete chunk and dest holds destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
                 whole_chunk(src)?,
-                out_bytes(dest, destsize.min(i32::MAX as usize) as i64)?,
+                out_bytes(dest, len_or_empty(destsize.min(i32::MAX as usize) as i64))?,
             )
         };
         global_decompress(src, dst)
@@ -811,14 +779,14 @@ pub unsafe extern "C" fn blosc1_getitem(
     nitems: c_int,
     dest: *mut c_void,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: src is a complete chunk, per the API.
         let src = unsafe { whole_chunk(src) }?;
         let ts = ChunkHeader::parse(src)?.typesize as i64;
         // The destination is as large as the items asked for, as the blosc1 API promises.
         let want = (nitems.max(0) as i64 * ts).min(i32::MAX as i64);
         // SAFETY: dest holds nitems items, per the API.
-        let dst = unsafe { out_bytes(dest, want) }?;
+        let dst = unsafe { out_bytes(dest, len_or_empty(want)) }?;
         global_getitem(src, start, nitems, dst)
     })
 }
@@ -854,7 +822,7 @@ unsafe extern "C" fn run_job_slot(slot: *mut c_void) {
     if let Some(slot) = unsafe { slot.cast::<JobSlot<'_>>().as_ref() } {
         // A panic must not unwind into the caller's C code; a job that did not finish leaves
         // its result missing, which the core reports.
-        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| (slot.job)(slot.index)));
+        guard((), AssertUnwindSafe(|| (slot.job)(slot.index)));
     }
 }
 
@@ -903,7 +871,7 @@ pub unsafe extern "C" fn blosc2_set_threads_callback(
 /// `p` is NULL or points to 16 readable bytes.
 unsafe fn cbuffer_header(p: *const c_void) -> Result<ChunkHeader> {
     // SAFETY: forwarded contract.
-    ChunkHeader::parse_min(unsafe { in_bytes(p, MIN_HEADER_LENGTH as i64) }?)
+    ChunkHeader::parse_min(unsafe { in_bytes(p, MIN_HEADER_LENGTH) }?)
 }
 
 /// Reads the sizes recorded in the header of the chunk at `cbuffer`: `*nbytes` its uncompressed
@@ -917,7 +885,7 @@ pub unsafe extern "C" fn blosc2_cbuffer_sizes(
     cbytes: *mut i32,
     blocksize: *mut i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: cbuffer points to a chunk header, per the API.
         let h = unsafe { cbuffer_header(cbuffer) };
         // c-blosc2 reports zeros for a header it cannot read.
@@ -975,7 +943,7 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
     cbytes: usize,
     nbytes: *mut usize,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         let result = (|| {
             if cbytes < MIN_HEADER_LENGTH {
                 return Err(Error::WriteBuffer);
@@ -1059,23 +1027,8 @@ fn complib_name(format: u8) -> Option<&'static CStr> {
         2 => Some(c"Snappy"),
         3 => Some(c"Zlib"),
         4 => Some(c"Zstd"),
-        _ => registry::codec_by_complib(format).map(|e| registered_name(&e.name)),
+        _ => registry::codec_by_complib(format).map(|e| static_cstr(&e.name)),
     }
-}
-
-/// A NUL-terminated copy of a registered codec's name that lives as long as the process
-/// (registrations are never undone either).
-pub(crate) fn registered_name(name: &str) -> &'static CStr {
-    use std::collections::HashMap;
-    use std::ffi::CString;
-    use std::sync::Mutex;
-    static NAMES: Mutex<Option<HashMap<String, &'static CStr>>> = Mutex::new(None);
-    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    let map = names.get_or_insert_with(HashMap::new);
-    map.entry(name.to_string()).or_insert_with(|| {
-        let c = CString::new(name.replace('\0', "")).unwrap_or_default();
-        Box::leak(c.into_boxed_c_str())
-    })
 }
 
 /// The name of the compression library that produced the chunk at `cbuffer` ("BloscLZ", "LZ4",
@@ -1137,9 +1090,9 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
         special_chunk(&cparams, Special::Zero, nbytes, dst, None)
     })
 }
@@ -1153,9 +1106,9 @@ pub unsafe extern "C" fn blosc2_chunk_nans(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
         special_chunk(&cparams, Special::Nan, nbytes, dst, None)
     })
 }
@@ -1171,10 +1124,10 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
     destsize: i32,
     repeatval: *const c_void,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: dest holds destsize bytes and repeatval one item, per the API.
-        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
-        let value = unsafe { in_bytes(repeatval, cparams.typesize.max(0) as i64) }?;
+        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
+        let value = unsafe { in_bytes(repeatval, len_or_empty(cparams.typesize as i64)) }?;
         special_chunk(&cparams, Special::Value, nbytes, dst, Some(value))
     })
 }
@@ -1189,27 +1142,15 @@ pub unsafe extern "C" fn blosc2_chunk_uninit(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
         special_chunk(&cparams, Special::Uninit, nbytes, dst, None)
     })
 }
 
 // ------------------------------------------------------------------------------------------
 // VL-block chunks
-
-/// A malloc'd copy of `data` (the caller frees it with free(), as c-blosc2 documents).
-fn malloc_copy(data: &[u8]) -> Result<*mut u8> {
-    // SAFETY: malloc of at least one byte; NULL is checked.
-    let p = unsafe { libc::malloc(data.len().max(1)) }.cast::<u8>();
-    if p.is_null() {
-        return Err(Error::MemoryAlloc);
-    }
-    // SAFETY: p has room for data.len() bytes and does not overlap data.
-    unsafe { ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
-    Ok(p)
-}
 
 /// Compresses `nblocks` buffers of different sizes (`srcs[i]` of `srcsizes[i]` bytes) into one
 /// variable-length-block chunk written to `dest` (room for `destsize` bytes), with compression
@@ -1225,7 +1166,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: context is NULL or a live handle, per the API (read-only, as in
         // blosc2_compress_ctx).
         let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
@@ -1250,10 +1191,10 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
                 return Err(Error::InvalidParam);
             }
             // SAFETY: each source holds its size in bytes, per the API.
-            blocks.push(unsafe { in_bytes(p, len as i64) }?);
+            blocks.push(unsafe { in_bytes(p, len_or_empty(len as i64)) }?);
         }
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, destsize as i64) }?;
+        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
         len_of(vlblocks::vlcompress(compressor.params(), &blocks, dst)?)
     })
 }
@@ -1273,12 +1214,12 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     destsizes: *mut i32,
     maxblocks: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
         let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
         let decompressor = ctx.decompressor()?;
         // SAFETY: src holds srcsize bytes, per the API.
-        let src = unsafe { in_bytes(src, srcsize as i64) }?;
+        let src = unsafe { in_bytes(src, len_or_empty(srcsize as i64)) }?;
         let nblocks = vlblocks::nblocks(src)?;
         if maxblocks < nblocks {
             return Err(Error::InvalidParam);
@@ -1320,13 +1261,13 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
     srcsize: i32,
     nblocks: *mut i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // c-blosc2 takes a missing source or output for an invalid parameter.
         if src.is_null() || nblocks.is_null() {
             return Err(Error::InvalidParam);
         }
         // SAFETY: src holds srcsize bytes, per the API.
-        let src = unsafe { in_bytes(src, srcsize as i64) }?;
+        let src = unsafe { in_bytes(src, len_or_empty(srcsize as i64)) }?;
         let n = vlblocks::nblocks(src)?;
         // SAFETY: checked non-NULL, writable per the API.
         unsafe { *nblocks = n };
@@ -1348,12 +1289,12 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     dest: *mut *mut u8,
     destsize: *mut i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
         let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
         let decompressor = ctx.decompressor()?;
         // SAFETY: src holds srcsize bytes, per the API.
-        let src = unsafe { in_bytes(src, srcsize as i64) }?;
+        let src = unsafe { in_bytes(src, len_or_empty(srcsize as i64)) }?;
         if dest.is_null() || destsize.is_null() {
             return Err(Error::NullPointer);
         }
@@ -1377,18 +1318,6 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
 // ------------------------------------------------------------------------------------------
 // Extension points
 
-/// The text of a C name (NULL gives "").
-///
-/// # Safety
-/// `s` is NULL or a NUL-terminated string.
-pub(crate) unsafe fn name_of(s: *const c_char) -> String {
-    if s.is_null() {
-        return String::new();
-    }
-    // SAFETY: non-NULL and NUL-terminated per the contract.
-    unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
-}
-
 /// Registers a user codec: its `compcode` (from `BLOSC2_USER_REGISTERED_CODECS_START`), name,
 /// library code, version and encoder/decoder callbacks are copied, so `*codec` may go away. The
 /// codec can then be selected through `cparams.compcode`. Registering the same codec again is
@@ -1397,7 +1326,7 @@ pub(crate) unsafe fn name_of(s: *const c_char) -> String {
 /// BLOSC2_ERROR_CODEC_SUPPORT when the registry is full).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: codec is NULL or points to a blosc2_codec, per the API.
         let c = unsafe { codec.as_ref() }.ok_or(Error::InvalidParam)?;
         // SAFETY: compname is NULL or a C string, per the API.
@@ -1421,7 +1350,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
 /// BLOSC2_ERROR_CODEC_SUPPORT when the registry is full).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: filter is NULL or points to a blosc2_filter, per the API.
         let f = unsafe { filter.as_ref() }.ok_or(Error::InvalidParam)?;
         // SAFETY: name is NULL or a C string, per the API.

@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
-use std::panic::{catch_unwind, UnwindSafe};
 use std::path::Path;
 use std::ptr;
 use std::sync::OnceLock;
@@ -15,27 +14,10 @@ use libc::timespec as blosc_timestamp_t;
 use libc::{c_char, c_int, c_void};
 
 use crate::b2nd;
+use crate::capi::ffi::{c_str, guard, malloc_cstring, static_cstr};
 use crate::capi::types::*;
 use crate::codecs::names;
 use crate::{global, urlpath, Error};
-
-/// Runs `f`, turning a panic into `on_panic` so that no unwinding crosses into C.
-#[inline(always)]
-pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
-    catch_unwind(f).unwrap_or(on_panic)
-}
-
-/// The UTF-8 text of a C string; None for NULL or invalid UTF-8.
-///
-/// # Safety
-/// `s` is NULL or points to a NUL-terminated string that outlives 'a.
-pub(crate) unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
-    if s.is_null() {
-        return None;
-    }
-    // SAFETY: non-NULL and NUL-terminated per the caller's contract.
-    unsafe { CStr::from_ptr(s) }.to_str().ok()
-}
 
 /// A C path argument as a Path; None for NULL or invalid UTF-8.
 unsafe fn c_path<'a>(s: *const c_char) -> Option<&'a Path> {
@@ -54,13 +36,10 @@ fn codec_name_cstr(code: i32) -> Option<&'static CStr> {
     table.get(&code).map(CString::as_c_str)
 }
 
-/// A malloc'd copy of `s` (the caller frees it, as blosc2_get_complib_info documents).
+/// A malloc'd copy of `s`, NULL when out of memory (the caller frees it, as
+/// blosc2_get_complib_info documents).
 fn malloc_string(s: &str) -> *mut c_char {
-    match CString::new(s) {
-        // SAFETY: strdup copies a valid NUL-terminated string into malloc'd memory.
-        Ok(c) => unsafe { libc::strdup(c.as_ptr()) },
-        Err(_) => ptr::null_mut(),
-    }
+    malloc_cstring(s).unwrap_or(ptr::null_mut())
 }
 
 /// Initialises the library's global state (the settings of the global compression functions and
@@ -124,7 +103,7 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
         // Built-in and known plugin codecs first, then those registered by the program.
         let name = codec_name_cstr(compcode).or_else(|| {
             let id = u8::try_from(compcode).ok()?;
-            crate::chunk::registry::codec(id).map(|e| crate::capi::chunk::registered_name(&e.name))
+            crate::chunk::registry::codec(id).map(|e| static_cstr(&e.name))
         });
         if !compname.is_null() {
             // SAFETY: compname is non-NULL and points to a writable `const char *`.

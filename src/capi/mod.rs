@@ -7,6 +7,7 @@
 pub mod b2nd;
 pub mod chunk;
 pub mod consts;
+pub(crate) mod ffi;
 pub mod io;
 pub mod library;
 mod malloc_frame;

@@ -10,7 +10,6 @@
 
 use std::borrow::Cow;
 use std::ffi::CString;
-use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -18,11 +17,12 @@ use std::sync::{Arc, RwLock};
 
 use libc::{c_char, c_int, c_void};
 
+use crate::capi::ffi::{c_str, entry, malloc_copy};
 use crate::capi::io::{destroy_io, io_from_c, FILESYSTEM_NAME};
-use crate::capi::library::{c_str, guard};
 use crate::capi::malloc_frame::MallocFrame;
-use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context};
-use crate::capi::tuner;
+use crate::capi::params::{
+    self, cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context,
+};
 use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
@@ -234,7 +234,7 @@ impl SchunkHandle {
         self.mirror.cctx = match Context::new_compress(&self.cparams, |p| {
             p.schunk_typesize = schunk_ts;
         }) {
-            Ok(ctx) => tuner::boxed_with_tuner(ctx, &self.cparams)?.into_raw(),
+            Ok(ctx) => params::boxed_with_tuner(ctx, &self.cparams)?.into_raw(),
             Err(_) => ptr::null_mut(),
         };
         self.mirror.dctx = Context::new_decompress(&self.dparams, |p| {
@@ -728,27 +728,6 @@ fn readd_vlmetalayers(src: &Schunk, mut out: Schunk) -> Result<Schunk> {
 
 // ----- helpers ------------------------------------------------------------------------------
 
-fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
-    guard(
-        Error::Failure.code(),
-        AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
-    )
-}
-
-fn run64(f: impl FnOnce() -> Result<i64>) -> i64 {
-    guard(
-        Error::Failure.code() as i64,
-        AssertUnwindSafe(|| f().unwrap_or_else(|e| e.code() as i64)),
-    )
-}
-
-fn run_ptr(f: impl FnOnce() -> Result<*mut blosc2_schunk>) -> *mut blosc2_schunk {
-    guard(
-        ptr::null_mut(),
-        AssertUnwindSafe(|| f().unwrap_or(ptr::null_mut())),
-    )
-}
-
 fn to_c_int(n: i64) -> Result<c_int> {
     c_int::try_from(n).map_err(|_| Error::Failure)
 }
@@ -769,19 +748,6 @@ unsafe fn c_chunk<'a>(p: *const u8) -> Result<&'a [u8]> {
     }
     // SAFETY: the caller's chunk holds cbytes bytes, per the API.
     Ok(unsafe { std::slice::from_raw_parts(p, cbytes as usize) })
-}
-
-/// A malloc'd copy of `bytes` (the caller frees it).
-fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
-    // SAFETY: a fresh allocation of at least bytes.len() bytes, filled from bytes.
-    unsafe {
-        let p = libc::malloc(bytes.len().max(1)).cast::<u8>();
-        if p.is_null() {
-            return Err(Error::MemoryAlloc);
-        }
-        ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-        Ok(p)
-    }
 }
 
 /// Hands a chunk to C: borrowed ones as pointers into the super-chunk (needs_free false),
@@ -833,7 +799,7 @@ unsafe fn store_given_chunk(
     resync: impl FnOnce(&Schunk) -> bool,
     op: impl FnOnce(&mut Schunk, &[u8]) -> Result<i64>,
 ) -> i64 {
-    run64(|| {
+    entry(|| {
         // SAFETY: chunk is NULL or a valid chunk per the API.
         let c = unsafe { c_chunk(chunk) }?;
         // SAFETY: schunk is NULL or live per the API.
@@ -986,7 +952,7 @@ unsafe fn set_current_nchunk(p: *const blosc2_schunk, n: i64) {
 /// `blosc2_schunk_free`, or NULL on invalid parameters or when the file cannot be created.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
-    run_ptr(|| {
+    entry(|| {
         // The handle keeps the caller's blosc2_io; the storage is converted again once the
         // handle's address (the parameters' schunk back-pointer) is known.
         // SAFETY: storage is NULL or valid per the API.
@@ -1008,7 +974,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
     schunk: *mut blosc2_schunk,
     storage: *mut blosc2_storage,
 ) -> *mut blosc2_schunk {
-    run_ptr(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         unsafe { resync_whole(schunk) }?;
         // SAFETY: as above.
@@ -1036,7 +1002,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 /// Returns 0.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
-    run(|| {
+    entry(|| {
         if schunk.is_null() {
             return Ok(0);
         }
@@ -1085,7 +1051,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
     src: *const c_void,
     nbytes: i32,
 ) -> i64 {
-    run64(|| {
+    entry(|| {
         if src.is_null() || nbytes < 0 {
             return Err(Error::InvalidParam);
         }
@@ -1186,7 +1152,7 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     nchunk: i64,
 ) -> i64 {
     // SAFETY: schunk is NULL or live per the API.
-    run64(|| unsafe {
+    entry(|| unsafe {
         change_shared_frame(
             schunk,
             |s| known_chunk(s, nchunk),
@@ -1208,7 +1174,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
 ) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
     let schunk = unsafe { chunk_source(schunk) };
-    run(|| {
+    entry(|| {
         if dest.is_null() || nbytes < 0 {
             // SAFETY: schunk is NULL or live per the API.
             unsafe { read(schunk) }?;
@@ -1246,7 +1212,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
 ) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
     let schunk = unsafe { chunk_source(schunk) };
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API; outputs are NULL or writable.
         unsafe {
             read_shared_frame(
@@ -1272,7 +1238,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
 ) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
     let schunk = unsafe { chunk_source(schunk) };
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API; outputs are NULL or writable.
         unsafe {
             read_shared_frame(
@@ -1311,7 +1277,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     stop: i64,
     buffer: *mut c_void,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         let len = slice_len(unsafe { read(schunk) }?, start, stop)?;
         if buffer.is_null() {
@@ -1336,7 +1302,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     stop: i64,
     buffer: *mut c_void,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         let len = slice_len(unsafe { read(schunk) }?, start, stop)?;
         if buffer.is_null() {
@@ -1359,7 +1325,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
     schunk: *mut blosc2_schunk,
     cparams: *mut *mut blosc2_cparams,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
         if cparams.is_null() {
@@ -1389,7 +1355,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
     schunk: *mut blosc2_schunk,
     dparams: *mut *mut blosc2_dparams,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
         if dparams.is_null() {
@@ -1419,7 +1385,7 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
     schunk: *mut blosc2_schunk,
     offsets_order: *mut i64,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         let n = unsafe { read(schunk) }?.nchunks();
         if offsets_order.is_null() {
@@ -1439,7 +1405,7 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
     // SAFETY: schunk is NULL or live per the API.
-    run64(|| Ok(unsafe { read(schunk) }?.frame_len()))
+    entry(|| Ok(unsafe { read(schunk) }?.frame_len()))
 }
 
 /// Fills an empty `schunk` with `nitems` items of a special value without storing data: one
@@ -1454,7 +1420,7 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
     special_value: c_int,
     chunksize: i32,
 ) -> i64 {
-    run64(|| {
+    entry(|| {
         let kind = match special_value {
             1 => Special::Zero,
             2 => Special::Nan,
@@ -1485,7 +1451,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     coords: *const i64,
     buffer: *mut c_void,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         let s = unsafe { read(schunk) }?;
         if ncoords < 0 || (ncoords > 0 && (coords.is_null() || buffer.is_null())) {
@@ -1520,7 +1486,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
     dest: *mut *mut u8,
     destsize: *mut i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         let s = unsafe { read(schunk) }?;
         if dest.is_null() || destsize.is_null() {
@@ -1614,7 +1580,7 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
     stop: *mut i64,
     chunks_idx: *mut *mut i64,
 ) -> i64 {
-    run64(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         let s = unsafe { read(schunk) }?;
         if start.is_null() || stop.is_null() || chunks_idx.is_null() {
@@ -1652,7 +1618,7 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
-    run(|| unsafe { read(schunk) }?.lock().map(|_| 0))
+    entry(|| unsafe { read(schunk) }?.lock().map(|_| 0))
 }
 
 /// Releases the frame lock taken by `blosc2_schunk_lock` (the outermost unlock releases it).
@@ -1660,7 +1626,7 @@ pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: schunk is NULL or live per the API.
-    run(|| unsafe { read(schunk) }?.unlock().map(|_| 0))
+    entry(|| unsafe { read(schunk) }?.unlock().map(|_| 0))
 }
 
 // ----- frames -------------------------------------------------------------------------------
@@ -1696,7 +1662,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     len: i64,
     copy: bool,
 ) -> *mut blosc2_schunk {
-    run_ptr(|| {
+    entry(|| {
         if cframe.is_null() || len <= 0 {
             return Err(Error::InvalidParam);
         }
@@ -1726,7 +1692,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     cframe: *mut *mut u8,
     needs_free: *mut bool,
 ) -> i64 {
-    run64(|| {
+    entry(|| {
         // An in-memory frame is handed out as it is, first and touching as little as can be
         // (nothing to re-sync; a cold call pays for every cache line and page it reaches).
         // SAFETY: schunk is NULL or live per the API.
@@ -1782,7 +1748,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
-    run64(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or live per the API.
         unsafe { resync_whole(schunk) }?;
         // SAFETY: schunk is NULL or live; urlpath NULL or a C string, per the API.
@@ -1805,7 +1771,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
-    run64(|| {
+    entry(|| {
         // SAFETY: as in to_file.
         let (h, path) = unsafe { (handle(schunk).ok_or(Error::NullPointer)?, c_path(urlpath)?) };
         if h.schunk.frame().and_then(|f| f.as_bytes()).is_some() {
@@ -1825,7 +1791,7 @@ unsafe fn open_c(
     offset: i64,
     udio: *const blosc2_io,
 ) -> *mut blosc2_schunk {
-    run_ptr(|| {
+    entry(|| {
         // SAFETY: forwarded contract.
         let path = unsafe { c_path(urlpath) }?;
         // SAFETY: forwarded contract.
@@ -1897,27 +1863,20 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
 /// for a NULL `schunk`, a super-chunk without frame, or when memory runs out.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
-    guard(
-        ptr::null_mut(),
-        AssertUnwindSafe(|| {
-            // SAFETY: schunk is NULL or live per the API.
-            let Some(s) = (unsafe { schunk_ref(schunk) }) else {
-                return ptr::null_mut();
-            };
-            let Some(f) = s.frame() else {
-                return ptr::null_mut();
-            };
-            let bytes: Vec<u8> = f.offsets().iter().flat_map(|o| o.to_ne_bytes()).collect();
-            malloc_copy(&bytes).map_or(ptr::null_mut(), |p| p.cast())
-        }),
-    )
+    entry(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        let s = unsafe { schunk_ref(schunk) }.ok_or(Error::NullPointer)?;
+        let f = s.frame().ok_or(Error::Failure)?;
+        let bytes: Vec<u8> = f.offsets().iter().flat_map(|o| o.to_ne_bytes()).collect();
+        Ok(malloc_copy(&bytes)?.cast())
+    })
 }
 
 /// Re-reads a disk-based super-chunk that another handle changed: 1 when it did, 0 when it was
 /// current (and for super-chunks not on disk).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
-    run(|| {
+    entry(|| {
         // Under the shared lock, as c-blosc2 (a refresh changes nothing on disk).
         // SAFETY: schunk is NULL or live per the API, not used concurrently.
         let h = unsafe { handle_mut(schunk) }.ok_or(Error::NullPointer)?;
