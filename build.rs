@@ -83,7 +83,15 @@ const HEADERS: &[Header] = &[
         srcs: &[
             "src/capi/types.rs",
             "src/capi/consts.rs",
-            "src/capi/b2nd.rs",
+            "src/capi/b2nd/context.rs",
+            "src/capi/b2nd/serialize.rs",
+            "src/capi/b2nd/copy_buffer.rs",
+            "src/capi/b2nd/handle.rs",
+            "src/capi/b2nd/lifecycle.rs",
+            "src/capi/b2nd/items.rs",
+            "src/capi/b2nd/views.rs",
+            "src/capi/b2nd/shape.rs",
+            "src/capi/b2nd/sync.rs",
         ],
         own: &[
             "chunk_cache_s",

@@ -21,8 +21,6 @@ pub mod tuner;
 pub mod types;
 
 #[cfg(test)]
-mod b2nd_tests;
-#[cfg(test)]
 mod panic_guard_tests;
 #[cfg(rblosc2_pending)]
 mod pending;
