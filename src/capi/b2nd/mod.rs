@@ -21,7 +21,7 @@ mod tests;
 
 // The entry points stay reachable as `capi::b2nd::name` (the Rust tests call them so).
 #[allow(unused_imports)]
-pub use self::{
+pub(crate) use self::{
     context::*, copy_buffer::*, handle::*, items::*, lifecycle::*, serialize::*, shape::*, sync::*,
     views::*,
 };

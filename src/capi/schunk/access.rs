@@ -1,0 +1,217 @@
+//! Argument helpers of the super-chunk functions and the locking/refresh sequence every call on a shared frame goes through (lock, refresh if stale, operate, unlock).
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::RwLock;
+
+use libc::{c_char, c_int};
+
+use super::handle::{handle_mut, schunk_ref};
+use crate::capi::ffi::{c_str, entry, malloc_copy};
+use crate::capi::types::*;
+use crate::schunk::Schunk;
+use crate::{Error, Result};
+
+pub(super) fn to_c_int(n: i64) -> Result<c_int> {
+    c_int::try_from(n).map_err(|_| Error::Failure)
+}
+
+/// The compressed chunk at `p`: its header's cbytes bytes.
+///
+/// # Safety
+/// `p` is NULL or points to a chunk whose header's cbytes bytes are readable for 'a.
+pub(super) unsafe fn c_chunk<'a>(p: *const u8) -> Result<&'a [u8]> {
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: every chunk starts with the 16-byte minimal header, cbytes at 12..16.
+    let head = unsafe { std::slice::from_raw_parts(p, 16) };
+    let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    if cbytes < 16 {
+        return Err(Error::ReadBuffer);
+    }
+    // SAFETY: the caller's chunk holds cbytes bytes, per the API.
+    Ok(unsafe { std::slice::from_raw_parts(p, cbytes as usize) })
+}
+
+/// Hands a chunk to C: borrowed ones as pointers into the super-chunk (needs_free false),
+/// others malloc'd (needs_free true). Returns the chunk's length.
+///
+/// # Safety
+/// `chunk` and `needs_free` are NULL or writable.
+pub(super) unsafe fn give_chunk(
+    c: Cow<'_, [u8]>,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> Result<c_int> {
+    let len = c_int::try_from(c.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
+    let (p, free) = match c {
+        Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
+        Cow::Owned(v) => (malloc_copy(&v)?, true),
+    };
+    // SAFETY: NULL-checked outputs, writable per the contract.
+    unsafe {
+        if !chunk.is_null() {
+            *chunk = p;
+        }
+        if !needs_free.is_null() {
+            *needs_free = free;
+        }
+    }
+    Ok(len)
+}
+
+/// A C path argument.
+///
+/// # Safety
+/// `s` is NULL or a NUL-terminated string.
+pub(super) unsafe fn c_path(s: *const c_char) -> Result<PathBuf> {
+    // SAFETY: forwarded contract.
+    let s = unsafe { c_str(s) }.ok_or(Error::InvalidParam)?;
+    Ok(PathBuf::from(s.strip_suffix(['/', '\\']).unwrap_or(s)))
+}
+
+/// The common part of append/insert/update_chunk: stores the caller's `chunk` through `op` and,
+/// when `copy` is false, frees it as c-blosc2 does (the caller handed over its malloc'd chunk).
+///
+/// # Safety
+/// `schunk` is NULL or live; `chunk` is NULL or a valid malloc'd chunk.
+pub(super) unsafe fn store_given_chunk(
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+    resync: impl FnOnce(&Schunk) -> bool,
+    op: impl FnOnce(&mut Schunk, &[u8]) -> Result<i64>,
+) -> i64 {
+    entry(|| {
+        // SAFETY: chunk is NULL or a valid chunk per the API.
+        let c = unsafe { c_chunk(chunk) }?;
+        // SAFETY: schunk is NULL or live per the API.
+        let n = unsafe { change_shared_frame(schunk, resync, |s| op(s, c)) }?;
+        if !copy {
+            // SAFETY: with copy false the caller handed us its malloc'd chunk.
+            unsafe { libc::free(chunk.cast()) };
+        }
+        Ok(n)
+    })
+}
+
+/// Runs a change on the super-chunk behind `p` and re-syncs the mirror (also on failure: the
+/// core may have done part of the work, as c-blosc2's counters show).
+///
+/// # Safety
+/// `p` is NULL or a live handle, not used concurrently.
+pub(super) unsafe fn modify<T>(
+    p: *mut blosc2_schunk,
+    f: impl FnOnce(&mut Schunk) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    unsafe { change_shared_frame(p, |_| false, f) }
+}
+
+/// Runs a change as c-blosc2 does on a frame other handles may share: holding the frame lock
+/// exclusively (when the handle locks), and first re-reading the frame if another handle
+/// changed it and `resync` says this call re-syncs (c-blosc2 re-syncs on appends and inserts,
+/// and on calls that read a chunk or a vlmetalayer, once the index passed its own checks).
+/// Re-syncs the mirror after, also on failure.
+///
+/// # Safety
+/// `p` is NULL or a live handle, not used concurrently.
+pub(crate) unsafe fn change_shared_frame<T>(
+    p: *mut blosc2_schunk,
+    resync: impl FnOnce(&Schunk) -> bool,
+    f: impl FnOnce(&mut Schunk) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    let h = unsafe { handle_mut(p) }.ok_or(Error::NullPointer)?;
+    h.schunk.lock()?;
+    let s = &mut h.schunk;
+    let r = if resync(s) {
+        s.refresh().and_then(|_| f(s))
+    } else {
+        f(s)
+    };
+    let unlocked = h.schunk.unlock();
+    h.sync();
+    let v = r?;
+    unlocked?;
+    Ok(v)
+}
+
+/// Read calls hold this shared while they use a super-chunk; a read call that must re-read a
+/// frame another handle changed does so holding it exclusively, so threads reading one handle
+/// at once never see it change under them. Only ever tried for exclusive use (`try_write`):
+/// a read that cannot have it (other reads in progress) reads the frame as it knew it, and a
+/// read made from inside a callback of another read cannot deadlock.
+pub(super) static READ_GATE: RwLock<()> = RwLock::new(());
+
+/// Runs a read call as c-blosc2 does on a frame other handles may share: holding the frame
+/// lock shared (when the handle locks), after re-reading the frame if another handle changed
+/// it and `resync` says this call re-syncs (see [`change_shared_frame`]).
+///
+/// # Safety
+/// `p` is NULL or a live handle; other threads may only be reading it.
+pub(crate) unsafe fn read_shared_frame<T>(
+    p: *mut blosc2_schunk,
+    resync: impl FnOnce(&Schunk) -> bool,
+    f: impl FnOnce(&Schunk) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    let s = unsafe { read(p) }?;
+    if s.storage().urlpath.is_none() {
+        // Not on disk: no other handle can change it, so there is nothing to re-sync and no
+        // frame lock; a call that merely returns what the handle holds (an in-memory
+        // `to_buffer`) then touches no shared state at all, as c-blosc2's.
+        return f(s);
+    }
+    let gate = READ_GATE.read().unwrap_or_else(|e| e.into_inner());
+    s.lock_shared()?;
+    let mut gate = Some(gate);
+    if resync(s) && s.is_stale() {
+        drop(gate.take());
+        if let Ok(exclusive) = READ_GATE.try_write() {
+            // SAFETY: live per the contract; with the gate held exclusively no read call is
+            // using the handle, and changes are not made concurrently (the API's contract).
+            if let Some(h) = unsafe { handle_mut(p) } {
+                let refreshed = h.schunk.refresh();
+                h.sync();
+                if let Err(e) = refreshed {
+                    let _ = h.schunk.unlock();
+                    return Err(e);
+                }
+            }
+            drop(exclusive);
+        }
+        gate = Some(READ_GATE.read().unwrap_or_else(|e| e.into_inner()));
+    }
+    // SAFETY: as above (re-derived after the refresh).
+    let s = unsafe { read(p) }?;
+    let r = f(s);
+    let unlocked = s.unlock();
+    drop(gate);
+    let v = r?;
+    unlocked?;
+    Ok(v)
+}
+
+/// # Safety
+/// `p` is NULL or a live handle.
+pub(super) unsafe fn read<'a>(p: *const blosc2_schunk) -> Result<&'a Schunk> {
+    // SAFETY: forwarded contract.
+    unsafe { schunk_ref(p) }.ok_or(Error::NullPointer)
+}
+
+/// Re-reads the frame if another handle changed it, for calls that read the whole super-chunk
+/// (copies, serialisations), which c-blosc2 re-syncs by reading its chunks.
+///
+/// # Safety
+/// `p` is NULL or a live handle.
+pub(super) unsafe fn resync_whole(p: *mut blosc2_schunk) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { read_shared_frame(p, |_| true, |_| Ok(())) }
+}
+
+/// Whether `nchunk` is a chunk the super-chunk knows of (calls on others fail before reading).
+pub(super) fn known_chunk(s: &Schunk, nchunk: i64) -> bool {
+    (0..s.nchunks()).contains(&nchunk)
+}
