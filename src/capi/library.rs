@@ -512,12 +512,16 @@ mod tests {
     use super::*;
 
     fn text(p: *const c_char) -> Option<String> {
-        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string())
+        (!p.is_null()).then(|| {
+            // SAFETY: non-NULL strings the library returns are NUL-terminated.
+            unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
+        })
     }
 
     #[test]
     fn codec_names() {
         let mut name: *const c_char = c"sentinel".as_ptr();
+        // SAFETY: valid pointers to locals; the library writes a static string pointer.
         unsafe {
             assert_eq!(blosc2_compcode_to_compname(2, &mut name), 2);
             assert_eq!(text(name).as_deref(), Some("lz4hc"));
@@ -541,8 +545,10 @@ mod tests {
     fn complib(name: &CStr) -> (c_int, Option<String>, Option<String>) {
         let mut lib = ptr::null_mut();
         let mut version = ptr::null_mut();
+        // SAFETY: a NUL-terminated name and pointers to locals.
         let code = unsafe { blosc2_get_complib_info(name.as_ptr(), &mut lib, &mut version) };
         let result = (code, text(lib), text(version));
+        // SAFETY: the strings were malloc'd by blosc2_get_complib_info.
         unsafe {
             libc::free(lib.cast());
             libc::free(version.cast());
@@ -563,6 +569,7 @@ mod tests {
 
     #[test]
     fn error_strings() {
+        // SAFETY: the functions return static strings or take plain values.
         unsafe {
             assert_eq!(
                 text(blosc2_error_string(-1)).as_deref(),
@@ -583,6 +590,7 @@ mod tests {
 
     #[test]
     fn defaults_and_helpers() {
+        // SAFETY: plain values and pointers to locals.
         unsafe {
             let c = blosc2_get_blosc2_cparams_defaults();
             assert_eq!((c.compcode, c.clevel, c.typesize, c.nthreads), (0, 5, 8, 1));

@@ -858,7 +858,8 @@ mod tests {
             )
         };
         for (o, i) in o.iter_mut().zip(i) {
-            *o = i.wrapping_add(*p.user_data.cast::<u8>());
+            // SAFETY: the test's user_data points to one byte.
+            *o = i.wrapping_add(unsafe { *p.user_data.cast::<u8>() });
         }
         assert_eq!(p.nchunk, -1);
         assert!(!p.ctx.is_null());

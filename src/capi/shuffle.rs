@@ -213,10 +213,12 @@ mod tests {
         let p = buf.as_mut_ptr();
         // SAFETY: p is valid for 1000 bytes; overlap is handled by copying the source.
         assert_eq!(
+            // SAFETY: p is valid for 1000 bytes; overlap is handled by copying the source.
             unsafe { blosc2_bitshuffle(4, 1000, p.cast(), p.cast()) },
             1000
         );
         assert_eq!(
+            // SAFETY: as above.
             unsafe { blosc2_bitunshuffle(4, 1000, p.cast(), p.cast()) },
             1000
         );

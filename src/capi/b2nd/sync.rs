@@ -31,8 +31,9 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
 /// # Safety
 /// `array` is NULL or a live array of ours.
 pub(super) unsafe fn refresh_array(array: *mut b2nd_array_t) -> Result<c_int> {
-    // SAFETY: a live array per the contract (the handle reference ends here).
+    // The handle reference ends with this block.
     let (ndim, chunkshape, blockshape, sc, view_of) = {
+        // SAFETY: a live array per the contract.
         let h = unsafe { array_handle(array) }?;
         let base = h.map.as_ref().and(h.owner.as_ref()).map(|o| o.0);
         (h.c.ndim, h.c.chunkshape, h.c.blockshape, h.c.sc, base)

@@ -158,8 +158,9 @@ pub(super) unsafe fn view_of(
         if array.is_null() || view.is_null() {
             return Err(Error::NullPointer);
         }
-        // SAFETY: forwarded contract; the handle reference ends before with_array.
+        // The handle reference ends before with_array.
         let (sc, owner, own_map) = {
+            // SAFETY: forwarded contract.
             let h = unsafe { array_handle(array) }?;
             (h.c.sc, h.owner.clone(), h.map.clone())
         };

@@ -87,8 +87,9 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
     repeatval: *const c_void,
 ) -> c_int {
     entry(|| {
-        // SAFETY: dest holds destsize bytes and repeatval one item, per the API.
+        // SAFETY: dest holds destsize bytes, per the API.
         let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
+        // SAFETY: repeatval holds one item of typesize bytes, per the API.
         let value = unsafe { in_bytes(repeatval, len_or_empty(cparams.typesize as i64)) }?;
         special_chunk(&cparams, Special::Value, nbytes, dst, Some(value))
     })
