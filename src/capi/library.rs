@@ -14,7 +14,7 @@ use libc::timespec as blosc_timestamp_t;
 use libc::{c_char, c_int, c_void};
 
 use crate::b2nd;
-use crate::capi::ffi::{c_str, guard, malloc_cstring, static_cstr};
+use crate::capi::ffi::{c_str, guard, in_slice, malloc_cstring, out_slice, static_cstr};
 use crate::capi::types::*;
 use crate::codecs::names;
 use crate::{global, urlpath, Error};
@@ -429,9 +429,9 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
     guard((), || {
         // SAFETY: index and strides hold ndim (<= B2ND_MAX_DIM) values per the API; i is writable.
         unsafe {
-            let index = std::slice::from_raw_parts(index, n);
-            let strides = std::slice::from_raw_parts(strides, n);
-            *i = b2nd::index::multidim_to_unidim(index, strides);
+            if let (Ok(index), Ok(strides)) = (in_slice(index, n), in_slice(strides, n)) {
+                *i = b2nd::index::multidim_to_unidim(index, strides);
+            }
         }
     })
 }
@@ -453,9 +453,9 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(
     guard((), || {
         // SAFETY: shape and index hold ndim values per the API; they are distinct arrays.
         unsafe {
-            let shape = std::slice::from_raw_parts(shape, n);
-            let index = std::slice::from_raw_parts_mut(index, n);
-            b2nd::index::unidim_to_multidim(shape, i, index);
+            if let (Ok(shape), Ok(index)) = (in_slice(shape, n), out_slice(index, n)) {
+                b2nd::index::unidim_to_multidim(shape, i, index);
+            }
         }
     })
 }

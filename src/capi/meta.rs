@@ -6,7 +6,7 @@ use std::ptr;
 
 use libc::{c_char, c_int};
 
-use crate::capi::ffi::{c_str, entry, in_slice};
+use crate::capi::ffi::{c_str, entry, in_slice, malloc_copy};
 use crate::capi::params::cparams_from_c;
 use crate::capi::schunk::{change_shared_frame, read_shared_frame, schunk_mut, sync_mirror};
 use crate::capi::types::*;
@@ -212,13 +212,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
             )
         }?;
         let len = i32::try_from(data.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
-        // SAFETY: a fresh allocation filled with data; outputs writable per the API.
+        let p = malloc_copy(&data)?;
+        // SAFETY: outputs writable per the API.
         unsafe {
-            let p = libc::malloc(data.len().max(1)).cast::<u8>();
-            if p.is_null() {
-                return Err(Error::MemoryAlloc);
-            }
-            ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
             *content = p;
             *content_len = len;
         }

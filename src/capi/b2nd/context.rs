@@ -1,6 +1,6 @@
 //! Contexts (`b2nd_create_ctx`, `b2nd_free_ctx`): the `b2nd_context_t` a C caller holds.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::ptr;
 
 use libc::{c_char, c_int};
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             .map(|s| s.urlpath)
             .filter(|p| !p.is_null())
             // SAFETY: a non-NULL urlpath is a NUL-terminated string.
-            .map(|p| unsafe { std::ffi::CStr::from_ptr(p) }.to_owned());
+            .map(|p| unsafe { CStr::from_ptr(p) }.to_owned());
         let dtype = if dtype.is_null() {
             format!("|S{}", cparams.typesize)
         } else {

@@ -4,7 +4,7 @@ use libc::{c_int, c_void};
 
 use super::context::dims;
 use crate::b2nd::slice;
-use crate::capi::ffi::{entry, in_slice};
+use crate::capi::ffi::{entry, in_bytes, in_slice, out_bytes};
 use crate::{Error, Result};
 
 /// What `b2nd_copy_buffer2` does; the buffers' lengths are those of their padded shapes.
@@ -61,12 +61,7 @@ pub(super) unsafe fn copy_buffer_c(
     // SAFETY: the source buffer holds its padded shape's items and the destination buffer its
     // own (the function's contract); a copy within one buffer is not supported by c-blosc2
     // either, so the two do not overlap.
-    let (src, dst) = unsafe {
-        (
-            std::slice::from_raw_parts(src.cast::<u8>(), src_len),
-            std::slice::from_raw_parts_mut(dst.cast::<u8>(), dst_len),
-        )
-    };
+    let (src, dst) = unsafe { (in_bytes(src, src_len)?, out_bytes(dst, dst_len)?) };
     slice::copy_buffer(
         itemsize, src, src_pad, src_start, src_stop, dst, dst_pad, dst_start,
     )?;

@@ -3,7 +3,7 @@
 use libc::{c_int, c_void};
 
 use super::buffers::len_of;
-use crate::capi::ffi::{entry, in_bytes, len_or_empty, malloc_copy, out_bytes};
+use crate::capi::ffi::{entry, in_bytes, in_slice, len_or_empty, malloc_copy, out_bytes};
 use crate::capi::params::Context;
 use crate::capi::types::*;
 use crate::chunk::{decompress, vlblocks};
@@ -36,12 +36,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
             return Err(Error::NullPointer);
         }
         // SAFETY: srcs and srcsizes hold nblocks entries, per the API.
-        let (ptrs, sizes) = unsafe {
-            (
-                std::slice::from_raw_parts(srcs, n),
-                std::slice::from_raw_parts(srcsizes, n),
-            )
-        };
+        let (ptrs, sizes) = unsafe { (in_slice(srcs, n)?, in_slice(srcsizes, n)?) };
         let mut blocks = Vec::with_capacity(n);
         for (&p, &len) in ptrs.iter().zip(sizes) {
             if len < 0 {

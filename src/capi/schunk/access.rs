@@ -7,7 +7,7 @@ use std::sync::RwLock;
 use libc::{c_char, c_int};
 
 use super::handle::{handle_mut, schunk_ref};
-use crate::capi::ffi::{c_str, entry, malloc_copy};
+use crate::capi::ffi::{c_str, entry, in_slice, malloc_copy};
 use crate::capi::types::*;
 use crate::schunk::Schunk;
 use crate::{Error, Result};
@@ -25,13 +25,13 @@ pub(super) unsafe fn c_chunk<'a>(p: *const u8) -> Result<&'a [u8]> {
         return Err(Error::NullPointer);
     }
     // SAFETY: every chunk starts with the 16-byte minimal header, cbytes at 12..16.
-    let head = unsafe { std::slice::from_raw_parts(p, 16) };
+    let head = unsafe { in_slice(p, 16usize) }?;
     let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
     if cbytes < 16 {
         return Err(Error::ReadBuffer);
     }
     // SAFETY: the caller's chunk holds cbytes bytes, per the API.
-    Ok(unsafe { std::slice::from_raw_parts(p, cbytes as usize) })
+    unsafe { in_slice(p, cbytes) }
 }
 
 /// Hands a chunk to C: borrowed ones as pointers into the super-chunk (needs_free false),

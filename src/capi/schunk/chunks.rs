@@ -7,7 +7,7 @@ use super::access::{
     store_given_chunk, to_c_int,
 };
 use super::handle::{chunk_source, handle, handle_mut, schunk_mut, set_current_nchunk};
-use crate::capi::ffi::{entry, malloc_copy};
+use crate::capi::ffi::{entry, in_bytes, in_slice, malloc_copy, out_bytes};
 use crate::capi::params::Context;
 use crate::capi::types::*;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
@@ -33,7 +33,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
             return Err(Error::InvalidParam);
         }
         // SAFETY: src holds nbytes readable bytes per the API.
-        let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), nbytes as usize) };
+        let data = unsafe { in_bytes(src, nbytes) }?;
         // SAFETY: schunk is NULL or live per the API.
         let h = unsafe { handle_mut(schunk) }.ok_or(Error::NullPointer)?;
         h.mirror.current_nchunk = h.schunk.nchunks();
@@ -158,7 +158,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
             return Err(Error::InvalidParam);
         }
         // SAFETY: dest holds nbytes writable bytes per the API.
-        let out = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), nbytes as usize) };
+        let out = unsafe { out_bytes(dest, nbytes) }?;
         // SAFETY: schunk is NULL or live per the API.
         unsafe {
             read_shared_frame(
@@ -261,7 +261,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
             return Err(Error::InvalidParam);
         }
         // SAFETY: buffer holds (stop - start) items per the API.
-        let out = unsafe { std::slice::from_raw_parts_mut(buffer.cast::<u8>(), len) };
+        let out = unsafe { out_bytes(buffer, len) }?;
         // SAFETY: schunk is live per the API.
         unsafe { read_shared_frame(schunk, |_| true, |s| s.get_slice_buffer(start, stop, out)) }?;
         Ok(0)
@@ -286,7 +286,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
             return Err(Error::InvalidParam);
         }
         // SAFETY: buffer holds (stop - start) items per the API.
-        let src = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), len) };
+        let src = unsafe { in_bytes(buffer, len) }?;
         // SAFETY: schunk is live per the API.
         unsafe { change_shared_frame(schunk, |_| true, |s| s.set_slice_buffer(start, stop, src)) }?;
         Ok(0)
@@ -369,7 +369,7 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
             return Err(Error::NullPointer);
         }
         // SAFETY: the order holds nchunks entries per the API.
-        let order = unsafe { std::slice::from_raw_parts(offsets_order, n as usize) }.to_vec();
+        let order = unsafe { in_slice(offsets_order, n) }?.to_vec();
         // SAFETY: schunk is live per the API.
         unsafe { modify(schunk, |s| s.reorder_offsets(&order)) }?;
         Ok(0)
@@ -437,12 +437,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
         let ts = s.typesize() as usize;
         let n = ncoords as usize;
         // SAFETY: coords holds ncoords entries and buffer ncoords items per the API.
-        let (coords, out) = unsafe {
-            (
-                std::slice::from_raw_parts(coords, n),
-                std::slice::from_raw_parts_mut(buffer.cast::<u8>(), n * ts),
-            )
-        };
+        let (coords, out) = unsafe { (in_slice(coords, n)?, out_bytes(buffer, n * ts)?) };
         for (c, item) in coords.iter().zip(out.chunks_exact_mut(ts.max(1))) {
             let end = c.checked_add(1).ok_or(Error::InvalidParam)?;
             s.get_slice_buffer(*c, end, item)?;
@@ -568,12 +563,7 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             Err(_) => 1,
         };
         // SAFETY: start and stop hold ndim coordinates per the API.
-        let (a, b) = unsafe {
-            (
-                std::slice::from_raw_parts(start, ndim),
-                std::slice::from_raw_parts(stop, ndim),
-            )
-        };
+        let (a, b) = unsafe { (in_slice(start, ndim)?, in_slice(stop, ndim)?) };
         let idx = slice_chunks(s, a, b)?;
         let bytes: Vec<u8> = idx.iter().flat_map(|i| i.to_ne_bytes()).collect();
         // SAFETY: chunks_idx checked non-NULL, writable per the API.

@@ -8,7 +8,7 @@ use libc::{c_char, c_int};
 
 use super::access::{c_path, resync_whole};
 use super::handle::{default_io, handle, handle_mut, schunk_ref, SchunkHandle};
-use crate::capi::ffi::{entry, malloc_copy};
+use crate::capi::ffi::{entry, in_slice, malloc_copy};
 use crate::capi::io::io_from_c;
 use crate::capi::malloc_frame::MallocFrame;
 use crate::capi::types::*;
@@ -55,7 +55,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
         SchunkHandle::create(default_io(), |_| {
             if copy {
                 // SAFETY: cframe holds len bytes per the API.
-                let bytes = unsafe { std::slice::from_raw_parts(cframe, len) }.to_vec();
+                let bytes = unsafe { in_slice(cframe, len) }?.to_vec();
                 Schunk::from_buffer(Arc::new(bytes), true)
             } else {
                 let shared: SharedBytes = Arc::new(CBuffer { ptr: cframe, len });
