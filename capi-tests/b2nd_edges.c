@@ -21,6 +21,7 @@
 #include <b2nd.h>
 #include <blosc2.h>
 #include "check.h"
+#include "helpers.h"
 #include "fnv.h"
 
 /* c-blosc2 3.3.5's struct b2nd_context_s (blosc/context.h). */
@@ -93,20 +94,9 @@ static void chunk_sums(const char *label, const b2nd_array_t *a) {
   free(buf);
 }
 
-typedef struct {
-  blosc2_cparams cp;
-  blosc2_dparams dp;
-  blosc2_storage st;
-} params_t;
-
 static b2nd_context_t *make_ctx(params_t *p, int typesize, int ndim, const int64_t *shape,
                                 const int32_t *chunks, const int32_t *blocks) {
-  p->cp = (blosc2_cparams)BLOSC2_CPARAMS_DEFAULTS;
-  p->cp.typesize = typesize;
-  p->cp.nthreads = 1;
-  p->dp = (blosc2_dparams)BLOSC2_DPARAMS_DEFAULTS;
-  p->st = (blosc2_storage){.cparams = &p->cp, .dparams = &p->dp};
-  return b2nd_create_ctx(&p->st, (int8_t)ndim, shape, chunks, blocks, NULL, 0, NULL, 0);
+  return b2nd_test_ctx(p, typesize, ndim, shape, chunks, blocks, 0, NULL, NULL, NULL, 0);
 }
 
 /* Item 15: blocks larger than chunks. */

@@ -24,6 +24,7 @@
 #include <b2nd.h>
 #include <blosc2.h>
 #include "check.h"
+#include "helpers.h"
 #include "fnv.h"
 
 #define RC(expr)                                   \
@@ -87,23 +88,11 @@ static void check_items(const char *label, const b2nd_array_t *a, const int32_t 
   free(buf);
 }
 
-/* What a context's storage points at: c-blosc2 keeps these pointers, so they outlive it. */
-typedef struct {
-  blosc2_cparams cp;
-  blosc2_dparams dp;
-  blosc2_storage st;
-} params_t;
-
 static b2nd_context_t *make_ctx(params_t *p, int ndim, const int64_t *shape,
                                 const int32_t *chunks, const int32_t *blocks, int contiguous,
                                 const char *urlpath, blosc2_metalayer *metas, int nmetas) {
-  p->cp = (blosc2_cparams)BLOSC2_CPARAMS_DEFAULTS;
-  p->cp.typesize = 4;
-  p->cp.nthreads = 1;
-  p->dp = (blosc2_dparams)BLOSC2_DPARAMS_DEFAULTS;
-  p->st = (blosc2_storage){.contiguous = contiguous, .urlpath = (char *)urlpath,
-                           .cparams = &p->cp, .dparams = &p->dp};
-  return b2nd_create_ctx(&p->st, (int8_t)ndim, shape, chunks, blocks, "<i4", 0, metas, nmetas);
+  return b2nd_test_ctx(p, 4, ndim, shape, chunks, blocks, contiguous, urlpath, "<i4", metas,
+                       nmetas);
 }
 
 /* An array of shape (1, 5, 1, 6) in memory (sparse: c-blosc2 writes through views of it), its

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "helpers.h"
 
 #define NITEMS 1000
 
@@ -60,14 +61,7 @@ int main(void) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 4;
   cp.blocksize = 1024;
-  blosc2_context *cctx = blosc2_create_cctx(cp);
-  sizes[0] = blosc2_compress_ctx(cctx, data, sizeof data, chunks[0], sizeof chunks[0]);
-  blosc2_free_ctx(cctx);
-  cp.clevel = 0;
-  cctx = blosc2_create_cctx(cp);
-  sizes[1] = blosc2_compress_ctx(cctx, data, sizeof data, chunks[1], sizeof chunks[1]);
-  blosc2_free_ctx(cctx);
-  sizes[2] = blosc2_chunk_zeros(cp, sizeof data, chunks[2], sizeof chunks[2]);
+  sample_chunks(&cp, data, sizeof data, chunks[0], sizeof chunks[0], sizes);
   for (int k = 0; k < 3; k++) {
     CHECK(sizes[k] > 0, "%s chunk %d", kinds[k], sizes[k]);
     printf("%s chunk: %d bytes, version %d, flags2 0x%02x\n", kinds[k], sizes[k], chunks[k][0],

@@ -50,13 +50,20 @@ static void note(const char *what) {
   }
 }
 
+/* Notes one call of a callback: "<what> schunk <who>", then " chunk <which>" when given. */
+static void note_call(const char *what, const void *schunk, const char *chunk) {
+  char buf[96];
+  if (chunk != NULL)
+    snprintf(buf, sizeof buf, "%s schunk %s chunk %s", what, who(schunk), chunk);
+  else
+    snprintf(buf, sizeof buf, "%s schunk %s", what, who(schunk));
+  note(buf);
+}
+
 static int encoder(const uint8_t *in, int32_t inlen, uint8_t *out, int32_t outlen, uint8_t meta,
                    blosc2_cparams *cparams, const void *chunk) {
   (void)meta;
-  char buf[96];
-  snprintf(buf, sizeof buf, "enc schunk %s chunk %s", who(cparams->schunk),
-           which_chunk(chunk, NULL));
-  note(buf);
+  note_call("enc", cparams->schunk, which_chunk(chunk, NULL));
   int32_t half = inlen / 2;
   if (inlen % 2 || half > outlen || memcmp(in, in + half, (size_t)half) != 0) return 0;
   memcpy(out, in, (size_t)half);
@@ -66,10 +73,7 @@ static int encoder(const uint8_t *in, int32_t inlen, uint8_t *out, int32_t outle
 static int decoder(const uint8_t *in, int32_t inlen, uint8_t *out, int32_t outlen, uint8_t meta,
                    blosc2_dparams *dparams, const void *chunk) {
   (void)meta;
-  char buf[96];
-  snprintf(buf, sizeof buf, "dec schunk %s chunk %s", who(dparams->schunk),
-           which_chunk(chunk, expected_chunk));
-  note(buf);
+  note_call("dec", dparams->schunk, which_chunk(chunk, expected_chunk));
   blosc2_schunk *s = dparams->schunk;
   if (s == NULL || s->typesize != 1) return -1;
   if (inlen * 2 != outlen) return -1;
@@ -118,9 +122,7 @@ static void decoder_results(void) {
 static int filter_forward(const uint8_t *src, uint8_t *dest, int32_t size, uint8_t meta,
                           blosc2_cparams *cparams, uint8_t id) {
   (void)meta, (void)id;
-  char buf[64];
-  snprintf(buf, sizeof buf, "fwd schunk %s", who(cparams->schunk));
-  note(buf);
+  note_call("fwd", cparams->schunk, NULL);
   memcpy(dest, src, (size_t)size);
   return 0;
 }
@@ -128,9 +130,7 @@ static int filter_forward(const uint8_t *src, uint8_t *dest, int32_t size, uint8
 static int filter_backward(const uint8_t *src, uint8_t *dest, int32_t size, uint8_t meta,
                            blosc2_dparams *dparams, uint8_t id) {
   (void)meta, (void)id;
-  char buf[64];
-  snprintf(buf, sizeof buf, "bwd schunk %s", who(dparams->schunk));
-  note(buf);
+  note_call("bwd", dparams->schunk, NULL);
   memcpy(dest, src, (size_t)size);
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "helpers.h"
 
 #define NITEMS 1000
 
@@ -121,14 +122,7 @@ int main(void) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 4;
   cp.blocksize = 1024;
-  blosc2_context *cctx = blosc2_create_cctx(cp);
-  sizes[0] = blosc2_compress_ctx(cctx, data, sizeof data, chunks[0], sizeof chunks[0]);
-  blosc2_free_ctx(cctx);
-  cp.clevel = 0;
-  cctx = blosc2_create_cctx(cp);
-  sizes[1] = blosc2_compress_ctx(cctx, data, sizeof data, chunks[1], sizeof chunks[1]);
-  blosc2_free_ctx(cctx);
-  sizes[2] = blosc2_chunk_zeros(cp, sizeof data, chunks[2], sizeof chunks[2]);
+  sample_chunks(&cp, data, sizeof data, chunks[0], sizeof chunks[0], sizes);
   sizes[3] = blosc2_chunk_nans(cp, sizeof data, chunks[3], sizeof chunks[3]);
   int32_t value = 0x01020304;
   sizes[4] = blosc2_chunk_repeatval(cp, sizeof data, chunks[4], sizeof chunks[4], &value);

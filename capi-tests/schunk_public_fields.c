@@ -21,14 +21,22 @@ static char dir[64];
          (long long)sc->change_tick, (long long)sc->nchunks, sc->chunksize,                \
          sc->data ? "set" : "NULL", sc->data_len)
 
+/* A new in-memory super-chunk of int32 items (typesize 4, `*cp` and `*st` filled in, the
+ * caller's to reuse) and 1000 items 0, 1, ... in `buf` to append to it. */
+static blosc2_schunk *new_int_schunk(int32_t buf[1000], blosc2_cparams *cp, blosc2_storage *st) {
+  for (int i = 0; i < 1000; i++) buf[i] = i;
+  *cp = (blosc2_cparams)BLOSC2_CPARAMS_DEFAULTS;
+  cp->typesize = 4;
+  *st = (blosc2_storage){.contiguous = false, .cparams = cp};
+  return blosc2_schunk_new(st);
+}
+
 /* A: data/data_len; C: client's chunksize; D: change_tick. */
 static void fields(void) {
   int32_t buf[1000];
-  for (int i = 0; i < 1000; i++) buf[i] = i;
-  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-  cp.typesize = 4;
-  blosc2_storage st = {.contiguous = false, .cparams = &cp};
-  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  blosc2_cparams cp;
+  blosc2_storage st;
+  blosc2_schunk *sc = new_int_schunk(buf, &cp, &st);
   P("new");
   printf("version=%d ndim=%d blockshape=%s tuner_id=%d tuner_params=%s view=%d storage->io=%s "
          "cparams->schunk==sc %d dparams->schunk==sc %d\n",
@@ -136,28 +144,26 @@ static void fields(void) {
   blosc2_schunk_free(sc);
 }
 
-static int add_one(blosc2_postfilter_params *p) {
+/* The postfilters' body: each int32 item of the block plus `delta`. */
+static int add_to_items(blosc2_postfilter_params *p, int32_t delta) {
   const int32_t *in = (const int32_t *)p->input;
   int32_t *out = (int32_t *)p->output;
-  for (int i = 0; i < p->size / 4; i++) out[i] = in[i] + 1;
+  for (int i = 0; i < p->size / 4; i++) out[i] = in[i] + delta;
   return 0;
 }
 
+static int add_one(blosc2_postfilter_params *p) { return add_to_items(p, 1); }
+
 static int add_chunk_number(blosc2_postfilter_params *p) {
-  const int32_t *in = (const int32_t *)p->input;
-  int32_t *out = (int32_t *)p->output;
-  for (int i = 0; i < p->size / 4; i++) out[i] = in[i] + 100000 * (int32_t)p->nchunk;
-  return 0;
+  return add_to_items(p, 100000 * (int32_t)p->nchunk);
 }
 
 /* E: contexts the client swaps into the super-chunk. */
 static void contexts(void) {
   int32_t buf[1000];
-  for (int i = 0; i < 1000; i++) buf[i] = i;
-  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-  cp.typesize = 4;
-  blosc2_storage st = {.contiguous = false, .cparams = &cp};
-  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  blosc2_cparams cp;
+  blosc2_storage st;
+  blosc2_schunk *sc = new_int_schunk(buf, &cp, &st);
   blosc2_schunk_append_buffer(sc, buf, sizeof buf);
   blosc2_schunk_append_buffer(sc, buf, sizeof buf);
   int32_t out[2000];

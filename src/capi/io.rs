@@ -4,14 +4,13 @@
 //! registered user backend is called through its callbacks).
 
 use std::ffi::{CStr, CString};
-use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::ptr;
 use std::sync::{Arc, Mutex};
 
 use libc::{c_int, c_void};
 
-use crate::capi::library::guard;
+use crate::capi::ffi::entry;
 use crate::capi::stdio::*;
 use crate::capi::types::*;
 use crate::frame::io::{ByteStore, FileIo, Io, LockingFileIo, OpenMode};
@@ -86,32 +85,25 @@ fn lookup(id: u8) -> Option<*mut blosc2_io_cb> {
 /// full registry.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int {
-    guard(
-        Error::Failure.code(),
-        AssertUnwindSafe(|| {
-            // SAFETY: io is NULL or valid per the API.
-            let Some(cb) = (unsafe { io.as_ref() }) else {
-                return Error::InvalidParam.code();
-            };
-            if cb.id < IO_REGISTERED {
-                return Error::Failure.code();
-            }
-            let Ok(mut reg) = registry().lock() else {
-                return Error::Failure.code();
-            };
-            // SAFETY: entries are leaked boxes, valid forever.
-            if reg.iter().any(|e| unsafe { (*e.0).id } == cb.id) {
-                // Registering the same id again is accepted (and changes nothing), as in
-                // c-blosc2.
-                return 0;
-            }
-            if reg.len() >= MAX_REGISTERED + 2 {
-                return Error::Failure.code();
-            }
-            reg.push(Entry(Box::into_raw(Box::new(*cb))));
-            0
-        }),
-    )
+    entry(|| {
+        // SAFETY: io is NULL or valid per the API.
+        let cb = unsafe { io.as_ref() }.ok_or(Error::InvalidParam)?;
+        if cb.id < IO_REGISTERED {
+            return Err(Error::Failure);
+        }
+        let mut reg = registry().lock().map_err(|_| Error::Failure)?;
+        // SAFETY: entries are leaked boxes, valid forever.
+        if reg.iter().any(|e| unsafe { (*e.0).id } == cb.id) {
+            // Registering the same id again is accepted (and changes nothing), as in
+            // c-blosc2.
+            return Ok(0);
+        }
+        if reg.len() >= MAX_REGISTERED + 2 {
+            return Err(Error::Failure);
+        }
+        reg.push(Entry(Box::into_raw(Box::new(*cb))));
+        Ok(0)
+    })
 }
 
 /// The registered I/O backend with identifier `id` (the built-in filesystem and memory-mapped
@@ -119,10 +111,7 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
 /// stays valid for the life of the process; do not free it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
-    guard(
-        ptr::null_mut(),
-        AssertUnwindSafe(|| lookup(id).unwrap_or(ptr::null_mut())),
-    )
+    entry(|| lookup(id).ok_or(Error::Failure))
 }
 
 /// The core backend for a `blosc2_io`: the filesystem id uses the core's file backend (same

@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
-use std::panic::{catch_unwind, UnwindSafe};
 use std::path::Path;
 use std::ptr;
 use std::sync::OnceLock;
@@ -15,27 +14,10 @@ use libc::timespec as blosc_timestamp_t;
 use libc::{c_char, c_int, c_void};
 
 use crate::b2nd;
+use crate::capi::ffi::{c_str, guard, in_slice, malloc_cstring, out_slice, static_cstr};
 use crate::capi::types::*;
 use crate::codecs::names;
 use crate::{global, urlpath, Error};
-
-/// Runs `f`, turning a panic into `on_panic` so that no unwinding crosses into C.
-#[inline(always)]
-pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
-    catch_unwind(f).unwrap_or(on_panic)
-}
-
-/// The UTF-8 text of a C string; None for NULL or invalid UTF-8.
-///
-/// # Safety
-/// `s` is NULL or points to a NUL-terminated string that outlives 'a.
-pub(crate) unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
-    if s.is_null() {
-        return None;
-    }
-    // SAFETY: non-NULL and NUL-terminated per the caller's contract.
-    unsafe { CStr::from_ptr(s) }.to_str().ok()
-}
 
 /// A C path argument as a Path; None for NULL or invalid UTF-8.
 unsafe fn c_path<'a>(s: *const c_char) -> Option<&'a Path> {
@@ -54,13 +36,10 @@ fn codec_name_cstr(code: i32) -> Option<&'static CStr> {
     table.get(&code).map(CString::as_c_str)
 }
 
-/// A malloc'd copy of `s` (the caller frees it, as blosc2_get_complib_info documents).
+/// A malloc'd copy of `s`, NULL when out of memory (the caller frees it, as
+/// blosc2_get_complib_info documents).
 fn malloc_string(s: &str) -> *mut c_char {
-    match CString::new(s) {
-        // SAFETY: strdup copies a valid NUL-terminated string into malloc'd memory.
-        Ok(c) => unsafe { libc::strdup(c.as_ptr()) },
-        Err(_) => ptr::null_mut(),
-    }
+    malloc_cstring(s).unwrap_or(ptr::null_mut())
 }
 
 /// Initialises the library's global state (the settings of the global compression functions and
@@ -124,7 +103,7 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
         // Built-in and known plugin codecs first, then those registered by the program.
         let name = codec_name_cstr(compcode).or_else(|| {
             let id = u8::try_from(compcode).ok()?;
-            crate::chunk::registry::codec(id).map(|e| crate::capi::chunk::registered_name(&e.name))
+            crate::chunk::registry::codec(id).map(|e| static_cstr(&e.name))
         });
         if !compname.is_null() {
             // SAFETY: compname is non-NULL and points to a writable `const char *`.
@@ -450,9 +429,9 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
     guard((), || {
         // SAFETY: index and strides hold ndim (<= B2ND_MAX_DIM) values per the API; i is writable.
         unsafe {
-            let index = std::slice::from_raw_parts(index, n);
-            let strides = std::slice::from_raw_parts(strides, n);
-            *i = b2nd::index::multidim_to_unidim(index, strides);
+            if let (Ok(index), Ok(strides)) = (in_slice(index, n), in_slice(strides, n)) {
+                *i = b2nd::index::multidim_to_unidim(index, strides);
+            }
         }
     })
 }
@@ -474,9 +453,9 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(
     guard((), || {
         // SAFETY: shape and index hold ndim values per the API; they are distinct arrays.
         unsafe {
-            let shape = std::slice::from_raw_parts(shape, n);
-            let index = std::slice::from_raw_parts_mut(index, n);
-            b2nd::index::unidim_to_multidim(shape, i, index);
+            if let (Ok(shape), Ok(index)) = (in_slice(shape, n), out_slice(index, n)) {
+                b2nd::index::unidim_to_multidim(shape, i, index);
+            }
         }
     })
 }
@@ -533,12 +512,16 @@ mod tests {
     use super::*;
 
     fn text(p: *const c_char) -> Option<String> {
-        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string())
+        (!p.is_null()).then(|| {
+            // SAFETY: non-NULL strings the library returns are NUL-terminated.
+            unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
+        })
     }
 
     #[test]
     fn codec_names() {
         let mut name: *const c_char = c"sentinel".as_ptr();
+        // SAFETY: valid pointers to locals; the library writes a static string pointer.
         unsafe {
             assert_eq!(blosc2_compcode_to_compname(2, &mut name), 2);
             assert_eq!(text(name).as_deref(), Some("lz4hc"));
@@ -562,8 +545,10 @@ mod tests {
     fn complib(name: &CStr) -> (c_int, Option<String>, Option<String>) {
         let mut lib = ptr::null_mut();
         let mut version = ptr::null_mut();
+        // SAFETY: a NUL-terminated name and pointers to locals.
         let code = unsafe { blosc2_get_complib_info(name.as_ptr(), &mut lib, &mut version) };
         let result = (code, text(lib), text(version));
+        // SAFETY: the strings were malloc'd by blosc2_get_complib_info.
         unsafe {
             libc::free(lib.cast());
             libc::free(version.cast());
@@ -584,6 +569,7 @@ mod tests {
 
     #[test]
     fn error_strings() {
+        // SAFETY: the functions return static strings or take plain values.
         unsafe {
             assert_eq!(
                 text(blosc2_error_string(-1)).as_deref(),
@@ -604,6 +590,7 @@ mod tests {
 
     #[test]
     fn defaults_and_helpers() {
+        // SAFETY: plain values and pointers to locals.
         unsafe {
             let c = blosc2_get_blosc2_cparams_defaults();
             assert_eq!((c.compcode, c.clevel, c.typesize, c.nthreads), (0, 5, 8, 1));

@@ -2,24 +2,16 @@
 //! of a super-chunk. `blosc2_meta_exists`/`blosc2_meta_get` are inline in blosc2.h and read
 //! the mirror's `metalayers[]`, which `super::schunk` keeps in sync.
 
-use std::panic::AssertUnwindSafe;
 use std::ptr;
 
 use libc::{c_char, c_int};
 
-use crate::capi::library::{c_str, guard};
+use crate::capi::ffi::{c_str, entry, in_slice, malloc_copy};
 use crate::capi::params::cparams_from_c;
 use crate::capi::schunk::{change_shared_frame, read_shared_frame, schunk_mut, sync_mirror};
 use crate::capi::types::*;
 use crate::schunk::Schunk;
 use crate::{Error, Result};
-
-fn run(f: impl FnOnce() -> Result<c_int>) -> c_int {
-    guard(
-        Error::Failure.code(),
-        AssertUnwindSafe(|| f().unwrap_or_else(Error::code)),
-    )
-}
 
 fn index(i: usize) -> Result<c_int> {
     c_int::try_from(i).map_err(|_| Error::Failure)
@@ -42,14 +34,9 @@ unsafe fn name_arg<'a>(name: *const c_char) -> Result<&'a str> {
 /// # Safety
 /// `p` is NULL or holds `len` readable bytes.
 unsafe fn content_arg<'a>(p: *const u8, len: i32) -> Result<&'a [u8]> {
-    if len < 0 || (p.is_null() && len > 0) {
-        return Err(Error::InvalidParam);
-    }
-    if len == 0 {
-        return Ok(&[]);
-    }
+    // c-blosc2 answers a NULL content with a positive length as a bad parameter.
     // SAFETY: forwarded contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, len as usize) })
+    unsafe { in_slice(p, len) }.map_err(|_| Error::InvalidParam)
 }
 
 /// Runs a metadata change (under the frame lock; a vlmetalayer change first re-reads a frame
@@ -79,7 +66,7 @@ pub unsafe extern "C" fn blosc2_meta_add(
     content: *mut u8,
     content_len: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: name a C string, content holds content_len bytes, per the API.
         let (name, content) = unsafe { (name_arg(name)?, content_arg(content, content_len)?) };
         // SAFETY: schunk is NULL or live per the API.
@@ -99,7 +86,7 @@ pub unsafe extern "C" fn blosc2_meta_update(
     content: *mut u8,
     content_len: i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: as in meta_add.
         let (name, content) = unsafe { (name_arg(name)?, content_arg(content, content_len)?) };
         // c-blosc2 rewrites the header without the frame lock: other handles are not told
@@ -121,7 +108,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: name is a C string per the API.
         let name = unsafe { name_arg(name) }?;
         // SAFETY: schunk is NULL or live per the API.
@@ -152,7 +139,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: as in meta_add; cparams NULL or valid.
         let (name, content, cp) = unsafe {
             (
@@ -178,7 +165,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: as in vlmeta_add.
         let (name, content, cp) = unsafe {
             (
@@ -210,7 +197,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     content: *mut *mut u8,
     content_len: *mut i32,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: name is a C string per the API.
         let name = unsafe { name_arg(name) }?;
         if schunk.is_null() || content.is_null() || content_len.is_null() {
@@ -225,13 +212,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
             )
         }?;
         let len = i32::try_from(data.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
-        // SAFETY: a fresh allocation filled with data; outputs writable per the API.
+        let p = malloc_copy(&data)?;
+        // SAFETY: outputs writable per the API.
         unsafe {
-            let p = libc::malloc(data.len().max(1)).cast::<u8>();
-            if p.is_null() {
-                return Err(Error::MemoryAlloc);
-            }
-            ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
             *content = p;
             *content_len = len;
         }
@@ -247,7 +230,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: name a C string per the API.
         let name = unsafe { name_arg(name) }?;
         // SAFETY: schunk is NULL or live per the API.
@@ -269,7 +252,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
     schunk: *mut blosc2_schunk,
     names: *mut *mut c_char,
 ) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: schunk is NULL or a live handle per the API; its mirror is in sync.
         let m = unsafe { schunk.as_ref() }.ok_or(Error::NullPointer)?;
         let n = m.nvlmetalayers.max(0) as usize;

@@ -3,10 +3,12 @@
 //! Safety contract of every `extern "C"` function here: pointer arguments are NULL or valid for
 //! what c-blosc2's documentation of the same function says (the contract C callers already follow).
 #![allow(clippy::missing_safety_doc)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod b2nd;
 pub mod chunk;
 pub mod consts;
+pub(crate) mod ffi;
 pub mod io;
 pub mod library;
 mod malloc_frame;
@@ -19,8 +21,6 @@ pub mod stdio;
 pub mod tuner;
 pub mod types;
 
-#[cfg(test)]
-mod b2nd_tests;
 #[cfg(test)]
 mod panic_guard_tests;
 #[cfg(rblosc2_pending)]

@@ -11,7 +11,7 @@
 //!   [`Context::from_handle`], [`Context::free_handle`]: the `blosc2_context *` a C caller holds.
 
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
 use libc::{c_int, c_void};
@@ -74,10 +74,6 @@ fn current_nchunk(schunk: *mut c_void) -> i64 {
     // it outlives its contexts.
     unsafe { (*schunk.cast::<blosc2_schunk>()).current_nchunk }
 }
-
-/// Where a context's callbacks find the context handle they report in `ctx` (known only once
-/// the context is boxed, after the params were converted).
-pub(crate) type HandleCell = Arc<AtomicPtr<blosc2_context_s>>;
 
 /// Runs `f` with this thread's scratch buffer for a callback on a block of `block_len` bytes
 /// (c-blosc2 lends its worker's temporary buffer, 4 blocks plus 64 bytes, as `ttmp`).
@@ -781,6 +777,22 @@ impl Context {
     }
 }
 
+/// Boxes a new compression context made from `cparams` and runs the `init` of the tuner they
+/// name (none for `tuner_id` <= 0), as `blosc2_create_cctx` does. During `init` the context
+/// reports, as c-blosc2's does, no tuner id and no codec params yet (c-blosc2 stores both after
+/// `init` returns).
+pub(crate) fn boxed_with_tuner(mut ctx: Context, cparams: &blosc2_cparams) -> Result<OwnedContext> {
+    let (tuner_id, codec_params) = (ctx.cparams.tuner_id, ctx.cparams.codec_params);
+    ctx.cparams.tuner_id = 0;
+    ctx.cparams.codec_params = std::ptr::null_mut();
+    let mut owned = ctx.into_owned();
+    crate::capi::tuner::init_context(cparams, owned.as_ptr())?;
+    let ctx = owned.get_mut();
+    ctx.cparams.tuner_id = tuner_id;
+    ctx.cparams.codec_params = codec_params;
+    Ok(owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -846,7 +858,8 @@ mod tests {
             )
         };
         for (o, i) in o.iter_mut().zip(i) {
-            *o = i.wrapping_add(*p.user_data.cast::<u8>());
+            // SAFETY: the test's user_data points to one byte.
+            *o = i.wrapping_add(unsafe { *p.user_data.cast::<u8>() });
         }
         assert_eq!(p.nchunk, -1);
         assert!(!p.ctx.is_null());

@@ -9,10 +9,10 @@
 //! `BLOSC2_ERROR_NULL_POINTER` instead. Overlapping buffers, which the reference forbids, are
 //! handled by copying the source first.
 
+use crate::capi::ffi::{entry, in_bytes, out_bytes};
 use crate::filters::{bitshuffle, shuffle};
-use crate::Error;
+use crate::{Error, Result};
 use std::ffi::c_void;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Which of the four filters an entry point runs.
 #[derive(Clone, Copy)]
@@ -24,64 +24,69 @@ enum Op {
 }
 
 fn run(op: Op, typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+    entry(|| filter_block(op, typesize, blocksize, src, dest))
+}
+
+/// The checks in c-blosc2's order, then the filter; returns `blocksize`.
+fn filter_block(
+    op: Op,
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> Result<i32> {
     let typesize_ok = match op {
         Op::Bitunshuffle => typesize >= 1,
         _ => (1..=256).contains(&typesize),
     };
     if !typesize_ok {
-        return Error::InvalidParam.code();
+        return Err(Error::InvalidParam);
     }
     if blocksize < 0 {
-        return match op {
-            Op::Bitunshuffle => Error::Failure.code(),
-            _ => Error::InvalidParam.code(),
-        };
+        return Err(match op {
+            Op::Bitunshuffle => Error::Failure,
+            _ => Error::InvalidParam,
+        });
     }
     if blocksize == 0 {
-        return 0;
+        return Ok(0);
     }
     if src.is_null() || dest.is_null() {
-        return Error::NullPointer.code();
+        return Err(Error::NullPointer);
     }
     let len = blocksize as usize;
     let typesize = typesize as usize;
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        let (s, d) = (src as usize, dest as usize);
-        let overlap = s < d + len && d < s + len;
-        let copy;
-        let src: &[u8] = if overlap {
-            // SAFETY: the caller provides `blocksize` readable bytes at `src`.
-            copy = unsafe { std::slice::from_raw_parts(src as *const u8, len) }.to_vec();
-            &copy
-        } else {
-            // SAFETY: as above; `dest` does not overlap it, so no aliasing with `dst`.
-            unsafe { std::slice::from_raw_parts(src as *const u8, len) }
-        };
-        // SAFETY: the caller provides `blocksize` writable bytes at `dest`.
-        let dst = unsafe { std::slice::from_raw_parts_mut(dest as *mut u8, len) };
-        match op {
-            Op::Shuffle => {
-                shuffle::shuffle(typesize, src, dst);
-                Ok(())
-            }
-            Op::Unshuffle => {
-                shuffle::unshuffle(typesize, src, dst);
-                Ok(())
-            }
-            Op::Bitshuffle => bitshuffle::bitshuffle(typesize, src, dst),
-            Op::Bitunshuffle => bitshuffle::bitunshuffle(
-                typesize,
-                src,
-                dst,
-                crate::filters::bitshuffle::CURRENT_FORMAT_VERSION,
-            ),
+    let (s, d) = (src as usize, dest as usize);
+    let overlap = s < d + len && d < s + len;
+    let copy;
+    let src: &[u8] = if overlap {
+        // SAFETY: the caller provides `blocksize` readable bytes at `src`.
+        copy = unsafe { in_bytes(src, len) }?.to_vec();
+        &copy
+    } else {
+        // SAFETY: as above; `dest` does not overlap it, so no aliasing with `dst`.
+        unsafe { in_bytes(src, len) }?
+    };
+    // SAFETY: the caller provides `blocksize` writable bytes at `dest`.
+    let dst = unsafe { out_bytes(dest, len) }?;
+    match op {
+        Op::Shuffle => {
+            shuffle::shuffle(typesize, src, dst);
+            Ok(())
         }
-    }));
-    match result {
-        Ok(Ok(())) => blocksize,
-        Ok(Err(e)) => e.code(),
-        Err(_) => Error::Failure.code(),
-    }
+        Op::Unshuffle => {
+            shuffle::unshuffle(typesize, src, dst);
+            Ok(())
+        }
+        Op::Bitshuffle => bitshuffle::bitshuffle(typesize, src, dst),
+        Op::Bitunshuffle => bitshuffle::bitunshuffle(
+            typesize,
+            src,
+            dst,
+            crate::filters::bitshuffle::CURRENT_FORMAT_VERSION,
+        ),
+    }?;
+    Ok(blocksize)
 }
 
 /// Byte-shuffles `blocksize` bytes of `src` into `dest` as elements of `typesize` bytes.
@@ -208,10 +213,12 @@ mod tests {
         let p = buf.as_mut_ptr();
         // SAFETY: p is valid for 1000 bytes; overlap is handled by copying the source.
         assert_eq!(
+            // SAFETY: p is valid for 1000 bytes; overlap is handled by copying the source.
             unsafe { blosc2_bitshuffle(4, 1000, p.cast(), p.cast()) },
             1000
         );
         assert_eq!(
+            // SAFETY: as above.
             unsafe { blosc2_bitunshuffle(4, 1000, p.cast(), p.cast()) },
             1000
         );

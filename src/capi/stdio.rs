@@ -236,10 +236,10 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
         let same = !m.urlpath.is_null() && unsafe { libc::strcmp(m.urlpath, urlpath) } == 0;
         return if same { params } else { ptr::null_mut() };
     }
-    // SAFETY: a C string, or NULL (then "r").
     let mode = if m.mode.is_null() {
         "r"
     } else {
+        // SAFETY: a non-NULL mode is a C string, per the API.
         unsafe { std::ffi::CStr::from_ptr(m.mode) }
             .to_str()
             .unwrap_or("")

@@ -24,8 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use libc::{c_int, c_void};
 
-use crate::capi::chunk::{name_of, run};
-use crate::capi::params::{Context, HandleCell, OwnedContext};
+use crate::capi::ffi::{entry, name_of};
 use crate::capi::types::*;
 use crate::chunk::params::{CParams, Tuner};
 use crate::{Error, Result};
@@ -107,7 +106,7 @@ fn register(entry: Entry, name: String) -> Result<()> {
 /// registry is full.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
-    run(|| {
+    entry(|| {
         // SAFETY: tuner is NULL or points to a blosc2_tuner, per the API. (c-blosc2 crashes on
         // NULL; its registration code's own answer for NULL is INVALID_PARAM.)
         let t = unsafe { tuner.as_ref() }.ok_or(Error::InvalidParam)?;
@@ -122,25 +121,9 @@ pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_in
     })
 }
 
-/// Boxes a new compression context made from `cparams` and runs the `init` of the tuner they
-/// name (none for `tuner_id` <= 0), as `blosc2_create_cctx` does. During `init` the context
-/// reports, as c-blosc2's does, no tuner id and no codec params yet (c-blosc2 stores both after
-/// `init` returns).
-pub(crate) fn boxed_with_tuner(mut ctx: Context, cparams: &blosc2_cparams) -> Result<OwnedContext> {
-    let (tuner_id, codec_params) = (ctx.cparams.tuner_id, ctx.cparams.codec_params);
-    ctx.cparams.tuner_id = 0;
-    ctx.cparams.codec_params = std::ptr::null_mut();
-    let mut owned = ctx.into_owned();
-    init_context(cparams, owned.as_ptr())?;
-    let ctx = owned.get_mut();
-    ctx.cparams.tuner_id = tuner_id;
-    ctx.cparams.codec_params = codec_params;
-    Ok(owned)
-}
-
 /// Runs the `init` of the tuner `cparams` name (none for `tuner_id` <= 0) for the compression
 /// context `cctx` just created.
-fn init_context(cparams: &blosc2_cparams, cctx: *mut blosc2_context_s) -> Result<()> {
+pub(crate) fn init_context(cparams: &blosc2_cparams, cctx: *mut blosc2_context_s) -> Result<()> {
     if cparams.tuner_id <= 0 {
         return Ok(());
     }

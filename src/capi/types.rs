@@ -5,6 +5,8 @@
 #![allow(non_camel_case_types)]
 
 use libc::{c_char, c_int, c_void, FILE};
+use std::sync::atomic::AtomicPtr;
+use std::sync::Arc;
 pub type blosc_threads_callback = Option<
     unsafe extern "C" fn(
         *mut c_void,
@@ -338,6 +340,10 @@ pub type blosc2_context = blosc2_context_s;
 pub type blosc2_frame = blosc2_frame_s;
 #[allow(dead_code)]
 pub type b2nd_context_t = b2nd_context_s;
+
+/// Where a context's callbacks find the context handle they report in `ctx` (known only once
+/// the context is boxed, after the params were converted).
+pub(crate) type HandleCell = Arc<AtomicPtr<blosc2_context_s>>;
 
 // The reference layouts (c-blosc2 3.3.5 on LP64), checked at compile time.
 #[cfg(target_pointer_width = "64")]

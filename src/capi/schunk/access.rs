@@ -1,0 +1,175 @@
+//! Argument helpers of the super-chunk functions and the locking/refresh sequence every call on a shared frame goes through (lock, refresh if stale, operate, unlock).
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use libc::{c_char, c_int};
+
+use super::handle::{handle_mut, schunk_ref};
+use crate::capi::ffi::{c_str, entry, in_slice, malloc_copy};
+use crate::capi::types::*;
+use crate::schunk::Schunk;
+use crate::{Error, Result};
+
+pub(super) fn to_c_int(n: i64) -> Result<c_int> {
+    c_int::try_from(n).map_err(|_| Error::Failure)
+}
+
+/// The compressed chunk at `p`: its header's cbytes bytes.
+///
+/// # Safety
+/// `p` is NULL or points to a chunk whose header's cbytes bytes are readable for 'a.
+pub(super) unsafe fn c_chunk<'a>(p: *const u8) -> Result<&'a [u8]> {
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: every chunk starts with the 16-byte minimal header, cbytes at 12..16.
+    let head = unsafe { in_slice(p, 16usize) }?;
+    let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    if cbytes < 16 {
+        return Err(Error::ReadBuffer);
+    }
+    // SAFETY: the caller's chunk holds cbytes bytes, per the API.
+    unsafe { in_slice(p, cbytes) }
+}
+
+/// Hands a chunk to C: borrowed ones as pointers into the super-chunk (needs_free false),
+/// others malloc'd (needs_free true). Returns the chunk's length.
+///
+/// # Safety
+/// `chunk` and `needs_free` are NULL or writable.
+pub(super) unsafe fn give_chunk(
+    c: Cow<'_, [u8]>,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> Result<c_int> {
+    let len = c_int::try_from(c.len()).map_err(|_| Error::MaxBufsizeExceeded)?;
+    let (p, free) = match c {
+        Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
+        Cow::Owned(v) => (malloc_copy(&v)?, true),
+    };
+    // SAFETY: NULL-checked outputs, writable per the contract.
+    unsafe {
+        if !chunk.is_null() {
+            *chunk = p;
+        }
+        if !needs_free.is_null() {
+            *needs_free = free;
+        }
+    }
+    Ok(len)
+}
+
+/// A C path argument.
+///
+/// # Safety
+/// `s` is NULL or a NUL-terminated string.
+pub(super) unsafe fn c_path(s: *const c_char) -> Result<PathBuf> {
+    // SAFETY: forwarded contract.
+    let s = unsafe { c_str(s) }.ok_or(Error::InvalidParam)?;
+    Ok(PathBuf::from(s.strip_suffix(['/', '\\']).unwrap_or(s)))
+}
+
+/// The common part of append/insert/update_chunk: stores the caller's `chunk` through `op` and,
+/// when `copy` is false, frees it as c-blosc2 does (the caller handed over its malloc'd chunk).
+///
+/// # Safety
+/// `schunk` is NULL or live; `chunk` is NULL or a valid malloc'd chunk.
+pub(super) unsafe fn store_given_chunk(
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+    resync: impl FnOnce(&Schunk) -> bool,
+    op: impl FnOnce(&mut Schunk, &[u8]) -> Result<i64>,
+) -> i64 {
+    entry(|| {
+        // SAFETY: chunk is NULL or a valid chunk per the API.
+        let c = unsafe { c_chunk(chunk) }?;
+        // SAFETY: schunk is NULL or live per the API.
+        let n = unsafe { change_shared_frame(schunk, resync, |s| op(s, c)) }?;
+        if !copy {
+            // SAFETY: with copy false the caller handed us its malloc'd chunk.
+            unsafe { libc::free(chunk.cast()) };
+        }
+        Ok(n)
+    })
+}
+
+/// Runs a change on the super-chunk behind `p` and re-syncs the mirror (also on failure: the
+/// core may have done part of the work, as c-blosc2's counters show).
+///
+/// # Safety
+/// `p` is NULL or a live handle, not used concurrently.
+pub(super) unsafe fn modify<T>(
+    p: *mut blosc2_schunk,
+    f: impl FnOnce(&mut Schunk) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    unsafe { change_shared_frame(p, |_| false, f) }
+}
+
+/// Runs a change through the core's change sequence (`Schunk::change_shared`: lock, re-read
+/// when stale and `resync` says so, change, unlock) and re-syncs the mirror after, also on
+/// failure.
+///
+/// # Safety
+/// `p` is NULL or a live handle, not used concurrently.
+pub(crate) unsafe fn change_shared_frame<T>(
+    p: *mut blosc2_schunk,
+    resync: impl FnOnce(&Schunk) -> bool,
+    f: impl FnOnce(&mut Schunk) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    let h = unsafe { handle_mut(p) }.ok_or(Error::NullPointer)?;
+    let r = h.schunk.change_shared(resync, f);
+    h.sync();
+    r
+}
+
+/// Runs a read call through the core's read sequence (`crate::schunk::read_shared`), giving it
+/// the handle behind `p` and a refresh that re-syncs the mirror.
+///
+/// # Safety
+/// `p` is NULL or a live handle; other threads may only be reading it.
+pub(crate) unsafe fn read_shared_frame<T>(
+    p: *mut blosc2_schunk,
+    resync: impl FnOnce(&Schunk) -> bool,
+    f: impl FnOnce(&Schunk) -> Result<T>,
+) -> Result<T> {
+    crate::schunk::read_shared(
+        // SAFETY: forwarded contract; re-derived after a refresh.
+        || unsafe { read(p) },
+        || {
+            // SAFETY: live per the contract; read_shared refreshes only while no other read
+            // call uses the handle, and changes are not made concurrently (the API's contract).
+            let h = unsafe { handle_mut(p) }.ok_or(Error::NullPointer)?;
+            let refreshed = h.schunk.refresh();
+            h.sync();
+            refreshed.map(|_| ())
+        },
+        resync,
+        f,
+    )
+}
+
+/// # Safety
+/// `p` is NULL or a live handle.
+pub(super) unsafe fn read<'a>(p: *const blosc2_schunk) -> Result<&'a Schunk> {
+    // SAFETY: forwarded contract.
+    unsafe { schunk_ref(p) }.ok_or(Error::NullPointer)
+}
+
+/// Re-reads the frame if another handle changed it, for calls that read the whole super-chunk
+/// (copies, serialisations), which c-blosc2 re-syncs by reading its chunks.
+///
+/// # Safety
+/// `p` is NULL or a live handle.
+pub(super) unsafe fn resync_whole(p: *mut blosc2_schunk) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { read_shared_frame(p, |_| true, |_| Ok(())) }
+}
+
+/// Whether `nchunk` is a chunk the super-chunk knows of (calls on others fail before reading).
+pub(super) fn known_chunk(s: &Schunk, nchunk: i64) -> bool {
+    (0..s.nchunks()).contains(&nchunk)
+}

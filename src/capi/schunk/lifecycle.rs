@@ -1,0 +1,105 @@
+//! Creating, copying and freeing super-chunks.
+
+use std::ptr;
+
+use libc::c_int;
+
+use super::access::resync_whole;
+use super::handle::{handle, handle_mut, storage_from_c_for, SchunkHandle};
+use crate::capi::ffi::entry;
+use crate::capi::io::destroy_io;
+use crate::capi::types::*;
+use crate::schunk::Schunk;
+use crate::Error;
+
+/// Creates an empty super-chunk stored as `storage` says (NULL: in memory with default
+/// parameters): in memory or on disk at `storage->urlpath`, as a contiguous frame or (sparse) a
+/// directory. `storage` and what it points to are copied, except `storage->io`, whose params
+/// must outlive the super-chunk. Returns the super-chunk, which the caller releases with
+/// `blosc2_schunk_free`, or NULL on invalid parameters or when the file cannot be created.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    entry(|| {
+        // The handle keeps the caller's blosc2_io; the storage is converted again once the
+        // handle's address (the parameters' schunk back-pointer) is known.
+        // SAFETY: storage is NULL or valid per the API.
+        let (_, io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
+        SchunkHandle::create(io, |at| {
+            // SAFETY: as above; `at` is where the handle will live.
+            let (st, _) = unsafe { storage_from_c_for(storage, at) }?;
+            Schunk::new(st)
+        })
+    })
+}
+
+/// Copies `schunk` (chunks, metalayers and vlmetalayers) into a new super-chunk stored as
+/// `storage` says. Chunks are copied as they are when the compression parameters match and
+/// recompressed otherwise; without `storage->cparams` the source's parameters are kept. Returns
+/// the copy, which the caller releases with `blosc2_schunk_free`, or NULL on error.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_copy(
+    schunk: *mut blosc2_schunk,
+    storage: *mut blosc2_storage,
+) -> *mut blosc2_schunk {
+    entry(|| {
+        // SAFETY: schunk is NULL or live per the API.
+        unsafe { resync_whole(schunk) }?;
+        // SAFETY: as above.
+        let h = unsafe { handle(schunk) }.ok_or(Error::NullPointer)?;
+        // SAFETY: storage is NULL or valid per the API.
+        let (_, io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
+        // c-blosc2 keeps the source's compression parameters when the storage names none.
+        // SAFETY: storage is NULL or valid per the API.
+        let keep_cparams = unsafe { storage.as_ref() }.is_none_or(|s| s.cparams.is_null());
+        SchunkHandle::create(io, |at| {
+            // SAFETY: as above.
+            let (mut st, _) = unsafe { storage_from_c_for(storage, at) }?;
+            if keep_cparams {
+                st.cparams = h.copy_cparams(at);
+            }
+            h.copy_to(st, None).map_err(|_| Error::SchunkCopy)
+        })
+    })
+}
+
+/// Releases `schunk`: its chunks, metalayers, contexts and frame (a file-backed frame stays on
+/// disk; use `blosc2_remove_urlpath` to delete it), and calls the `destroy` callback of a user I/O
+/// backend. A frame buffer obtained from `blosc2_schunk_to_buffer` after
+/// `blosc2_schunk_avoid_cframe_free(schunk, true)` is left to the caller. NULL is accepted.
+/// Returns 0.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
+    entry(|| {
+        if schunk.is_null() {
+            return Ok(0);
+        }
+        // SAFETY: a live handle from this module, not used after this call (per the API).
+        let mut h = unsafe { Box::from_raw(schunk.cast::<SchunkHandle>()) };
+        if h.avoid_cframe_free {
+            // The caller took the frame buffer (from blosc2_schunk_to_buffer) and frees it
+            // itself: leave that one allocation alive, free the rest of the super-chunk.
+            if let Some(bytes) = h.schunk.take_frame_bytes() {
+                std::mem::forget(bytes);
+            }
+        }
+        let io = h.io;
+        drop(h);
+        // SAFETY: the super-chunk and its stores are gone; io is the one it was used with.
+        unsafe { destroy_io(&io) };
+        Ok(0)
+    })
+}
+
+/// With `avoid_cframe_free` true, `blosc2_schunk_free` leaves the in-memory frame buffer of
+/// `schunk` alive: for a caller that took that buffer from `blosc2_schunk_to_buffer`
+/// (needs_free false) and will free it itself with free(). Does nothing for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
+    schunk: *mut blosc2_schunk,
+    avoid_cframe_free: bool,
+) {
+    // SAFETY: schunk is NULL or live per the API.
+    if let Some(h) = unsafe { handle_mut(schunk) } {
+        h.avoid_cframe_free = avoid_cframe_free;
+    }
+}
