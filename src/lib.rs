@@ -102,6 +102,9 @@
 //! # Ok::<(), blosc2::Error>(())
 //! ```
 #![warn(missing_docs)]
+// Every unsafe operation sits in its own `unsafe {}` block with a `// SAFETY:` line, also inside
+// unsafe fns.
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod b2nd;
 pub mod b2nd_meta;

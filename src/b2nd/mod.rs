@@ -35,7 +35,6 @@
 
 // Every unsafe operation sits in its own `unsafe {}` block with a SAFETY line, also inside
 // `unsafe fn`s (the coordinator moves this to lib.rs once src/capi is clean too).
-#![deny(unsafe_op_in_unsafe_fn)]
 // n-d geometry walks several per-dimension arrays (shape, start, stop, strides) in step; an
 // index loop says that more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
