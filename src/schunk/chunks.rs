@@ -3,24 +3,13 @@
 
 use std::borrow::Cow;
 
-use super::{Chunks, Schunk};
+use super::storage::{Chunks, Commit};
+use super::Schunk;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
 use crate::chunk::scratch::with_chunk_out;
 use crate::chunk::ChunkHeader;
 use crate::frame::offsets::chunk_offset_special;
 use crate::{Error, Result};
-
-/// What replacing or deleting a chunk of an in-memory list takes off the super-chunk's cbytes:
-/// c-blosc2 counts a chunk of exactly MAX_OVERHEAD bytes (a header-only special chunk, such
-/// as b2nd_empty's) as 0 there, although appending it added its 32 bytes; a b2nd array filled
-/// after `empty` reports 32 bytes per chunk more than its chunks hold, in both libraries.
-fn list_counted_cbytes(old_cbytes: i64) -> i64 {
-    if old_cbytes == MAX_OVERHEAD as i64 {
-        0
-    } else {
-        old_cbytes
-    }
-}
 
 impl Schunk {
     // ----- writing chunks ------------------------------------------------------------------
@@ -101,47 +90,26 @@ impl Schunk {
             self.flags2 = ChunkHeader::parse(&chunk)?.blosc2_flags2;
         }
         let special = chunk_offset_special(&chunk);
-        let base_h = self.frame_header();
+        let mut header = self.frame_header();
+        header.chunksize = chunksize;
+        header.nbytes = self.nbytes + nbytes as i64;
         self.mark_list_changed(at as usize);
-        match &mut self.chunks {
-            Chunks::List(list) => {
-                list.insert(at as usize, chunk.into_owned());
-                self.chunksize = chunksize;
-                self.nbytes += nbytes as i64;
-                self.cbytes += cbytes as i64;
-            }
-            Chunks::Frame(frame) => {
-                let sparse = frame.is_sparse();
-                let mut offsets = frame.offsets().to_vec();
-                let stored_len = if special.is_some() { 0 } else { cbytes as i64 };
-                let (offset, write) = match special {
-                    Some(kind) => (crate::frame::offsets::special_offset(kind), None),
-                    None if sparse => {
-                        let id = offsets.iter().copied().max().unwrap_or(-1).max(-1) + 1;
-                        (id, Some((id, &chunk[..])))
-                    }
-                    None => (self.cbytes, Some((self.cbytes, &chunk[..]))),
-                };
-                offsets.insert(at as usize, offset);
-                let mut h = base_h.clone();
-                h.chunksize = chunksize;
-                h.nbytes = self.nbytes + nbytes as i64;
-                h.cbytes = self.cbytes + stored_len;
-                frame.commit(h, &self.metas, &self.vlmetas, write, offsets)?;
-                self.chunksize = chunksize;
-                self.nbytes += nbytes as i64;
-                self.cbytes += stored_len;
-            }
-        }
+        let commit = Commit {
+            header,
+            metas: &self.metas,
+            vlmetas: &self.vlmetas,
+        };
+        self.cbytes = self
+            .chunks
+            .insert(at as usize, chunk, special, self.cbytes, commit)?;
+        self.chunksize = chunksize;
+        self.nbytes += nbytes as i64;
         Ok(self.nchunks())
     }
 
     /// Uncompressed size of chunk `n`, reading only its header.
     pub(crate) fn chunk_nbytes(&self, n: i64) -> Result<i32> {
-        match &self.chunks {
-            Chunks::List(l) => Ok(ChunkHeader::parse(&l[self.index(n)?])?.nbytes),
-            Chunks::Frame(f) => Ok(f.chunk_header(n)?.nbytes),
-        }
+        self.chunks.nbytes_of(self.index(n)?)
     }
 
     /// The chunk size once a chunk of `nbytes` is put at position `at` (a new chunk there when
@@ -182,68 +150,19 @@ impl Schunk {
         let old_cbytes = old_h.cbytes as i64;
         drop(old);
         let special = chunk_offset_special(chunk);
-        let base_h = self.frame_header();
+        let mut header = self.frame_header();
+        header.chunksize = chunksize;
+        header.nbytes = self.nbytes + nbytes as i64 - old_nbytes;
         self.mark_list_changed(i);
-        match &mut self.chunks {
-            Chunks::List(list) => {
-                list[i] = chunk.to_vec();
-                self.nbytes += nbytes as i64 - old_nbytes;
-                self.cbytes += cbytes as i64 - list_counted_cbytes(old_cbytes);
-            }
-            Chunks::Frame(frame) => {
-                let mut offsets = frame.offsets().to_vec();
-                let old_offset = offsets[i];
-                let mut h = base_h.clone();
-                h.chunksize = chunksize;
-                h.nbytes = self.nbytes + nbytes as i64 - old_nbytes;
-                let new_len = if special.is_some() { 0 } else { cbytes as i64 };
-                let mut write = None;
-                if frame.is_sparse() {
-                    // The chunk files keep their ids; a special chunk frees its file.
-                    let old_stored = if old_offset >= 0 { old_cbytes } else { 0 };
-                    h.cbytes = self.cbytes - old_stored + new_len;
-                    match special {
-                        Some(kind) => offsets[i] = crate::frame::offsets::special_offset(kind),
-                        None => {
-                            if old_offset < 0 {
-                                offsets[i] =
-                                    offsets.iter().copied().max().unwrap_or(-1).max(-1) + 1;
-                            }
-                            write = Some((offsets[i], chunk));
-                        }
-                    }
-                    frame.commit(h.clone(), &self.metas, &self.vlmetas, write, offsets)?;
-                    if old_offset >= 0 {
-                        frame.remove_unused_chunk_files(&[old_offset])?;
-                    }
-                } else {
-                    // The data after the old chunk shifts so the new one fits in its place.
-                    let (slot, old_stored) = if old_offset >= 0 {
-                        (old_offset, old_cbytes)
-                    } else {
-                        (self.cbytes, 0)
-                    };
-                    frame.resize_chunk_slot(slot, old_stored, new_len)?;
-                    let delta = new_len - old_stored;
-                    for (j, o) in offsets.iter_mut().enumerate() {
-                        if j != i && *o >= 0 && *o > slot {
-                            *o += delta;
-                        }
-                    }
-                    offsets[i] = match special {
-                        Some(kind) => crate::frame::offsets::special_offset(kind),
-                        None => slot,
-                    };
-                    h.cbytes = self.cbytes + delta;
-                    if special.is_none() {
-                        frame.write_in_data(slot, chunk)?;
-                    }
-                    frame.commit(h.clone(), &self.metas, &self.vlmetas, None, offsets)?;
-                }
-                self.nbytes = h.nbytes;
-                self.cbytes = h.cbytes;
-            }
-        }
+        let commit = Commit {
+            header,
+            metas: &self.metas,
+            vlmetas: &self.vlmetas,
+        };
+        self.cbytes = self
+            .chunks
+            .replace(i, chunk, special, old_cbytes, self.cbytes, commit)?;
+        self.nbytes += nbytes as i64 - old_nbytes;
         self.chunksize = chunksize;
         Ok(self.nchunks())
     }
@@ -255,42 +174,18 @@ impl Schunk {
         let old = self.get_chunk(nchunk)?;
         let old_h = ChunkHeader::parse(&old)?;
         drop(old);
-        let base_h = self.frame_header();
+        let mut header = self.frame_header();
+        header.nbytes = self.nbytes - old_h.nbytes as i64;
         self.mark_list_changed(i);
-        match &mut self.chunks {
-            Chunks::List(list) => {
-                list.remove(i);
-                self.nbytes -= old_h.nbytes as i64;
-                self.cbytes -= list_counted_cbytes(old_h.cbytes as i64);
-            }
-            Chunks::Frame(frame) => {
-                let mut offsets = frame.offsets().to_vec();
-                let old_offset = offsets.remove(i);
-                let mut h = base_h.clone();
-                h.nbytes = self.nbytes - old_h.nbytes as i64;
-                if frame.is_sparse() && old_offset >= 0 {
-                    h.cbytes = self.cbytes - old_h.cbytes as i64;
-                }
-                // With no chunk left commit_with writes no offsets index (as c-blosc2 does).
-                let off_chunk = if offsets.is_empty() {
-                    None
-                } else {
-                    let room = offsets.len() + 1;
-                    Some(crate::frame::offsets::encode_with_room(&offsets, room)?)
-                };
-                frame.commit_with(
-                    h.clone(),
-                    &self.metas,
-                    &self.vlmetas,
-                    None,
-                    offsets,
-                    off_chunk,
-                )?;
-                frame.remove_unused_chunk_files(&[old_offset])?;
-                self.nbytes = h.nbytes;
-                self.cbytes = h.cbytes;
-            }
-        }
+        let commit = Commit {
+            header,
+            metas: &self.metas,
+            vlmetas: &self.vlmetas,
+        };
+        self.cbytes = self
+            .chunks
+            .delete(i, old_h.cbytes as i64, self.cbytes, commit)?;
+        self.nbytes -= old_h.nbytes as i64;
         Ok(self.nchunks())
     }
 
@@ -302,30 +197,23 @@ impl Schunk {
             return Err(Error::InvalidParam);
         }
         let mut seen = vec![false; n];
+        let mut permutation = Vec::with_capacity(n);
         for &o in order {
             let o = usize::try_from(o).map_err(|_| Error::Data)?;
             if o >= n || seen[o] {
                 return Err(Error::Data);
             }
             seen[o] = true;
+            permutation.push(o);
         }
-        let base_h = self.frame_header();
+        let header = self.frame_header();
         self.mark_list_changed(0);
-        match &mut self.chunks {
-            Chunks::List(list) => {
-                let old = std::mem::take(list);
-                let mut slots: Vec<Option<Vec<u8>>> = old.into_iter().map(Some).collect();
-                *list = order
-                    .iter()
-                    .map(|&o| slots[o as usize].take().unwrap_or_default())
-                    .collect();
-            }
-            Chunks::Frame(frame) => {
-                let old = frame.offsets();
-                let offsets = order.iter().map(|&o| old[o as usize]).collect();
-                frame.commit(base_h.clone(), &self.metas, &self.vlmetas, None, offsets)?;
-            }
-        }
+        let commit = Commit {
+            header,
+            metas: &self.metas,
+            vlmetas: &self.vlmetas,
+        };
+        self.chunks.reorder(&permutation, commit)?;
         Ok(())
     }
 

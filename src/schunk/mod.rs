@@ -10,6 +10,8 @@ mod read;
 mod sharing;
 pub use sharing::read_shared;
 mod slices;
+mod storage;
+use storage::Chunks;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -47,12 +49,6 @@ impl Default for Storage {
     }
 }
 
-enum Chunks {
-    /// Chunks kept apart in memory (`storage.contiguous == false`, no urlpath).
-    List(Vec<Vec<u8>>),
-    /// Chunks in a frame (contiguous in memory or on disk, or sparse on disk).
-    Frame(Frame),
-}
 
 /// What [`Schunk::set_chunk_observer`] takes.
 pub type ChunkObserver = Arc<dyn Fn(i64) + Send + Sync>;
@@ -173,10 +169,7 @@ impl Schunk {
     }
     /// The chunks of a super-chunk kept as a list in memory, in order (None for frames).
     pub fn chunk_list(&self) -> Option<&[Vec<u8>]> {
-        match &self.chunks {
-            Chunks::List(l) => Some(l),
-            Chunks::Frame(_) => None,
-        }
+        self.chunks.list()
     }
     /// The first position from which [`Schunk::chunk_list`] holds other buffers than when
     /// this was last called (None when it holds the same ones); positions past the list's end
@@ -237,10 +230,7 @@ impl Schunk {
     }
     /// Number of chunks.
     pub fn nchunks(&self) -> i64 {
-        match &self.chunks {
-            Chunks::List(l) => l.len() as i64,
-            Chunks::Frame(f) => f.nchunks(),
-        }
+        self.chunks.len()
     }
     /// The bytes of an in-memory frame, taken out of the super-chunk (see
     /// `Frame::take_owned_bytes`); the super-chunk must not be used afterwards.
@@ -253,10 +243,7 @@ impl Schunk {
 
     /// The frame behind the super-chunk, if any (none for a plain in-memory list of chunks).
     pub fn frame(&self) -> Option<&Frame> {
-        match &self.chunks {
-            Chunks::Frame(f) => Some(f),
-            Chunks::List(_) => None,
-        }
+        self.chunks.frame()
     }
     /// The fixed-length metalayers, in the order they were added.
     pub fn metalayers(&self) -> &[Meta] {

@@ -20,10 +20,7 @@ impl Schunk {
     pub fn get_chunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
         let _held = self.hold(false)?;
         let i = self.index(nchunk)?;
-        match &self.chunks {
-            Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
-            Chunks::Frame(f) => f.chunk(nchunk),
-        }
+        self.chunks.get(i)
     }
 
     /// Like `get_chunk`, but a chunk of a frame on disk comes back lazy (see
@@ -31,10 +28,7 @@ impl Schunk {
     pub fn get_lazychunk(&self, nchunk: i64) -> Result<Cow<'_, [u8]>> {
         let _held = self.hold(false)?;
         let i = self.index(nchunk)?;
-        match &self.chunks {
-            Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
-            Chunks::Frame(f) => f.lazy_chunk(nchunk),
-        }
+        self.chunks.get_lazy(i)
     }
 
     /// Decompresses a chunk returned by `get_lazychunk` (lazy or not) into `dst`.

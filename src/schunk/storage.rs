@@ -1,0 +1,265 @@
+//! Where a super-chunk's chunks are: a plain list in memory or a frame. [`Chunks`] is the one
+//! type behind which the two differ: reads, and the changes (insert, replace, delete, reorder)
+//! with what each does to the super-chunk's compressed size, which the two count differently
+//! (as c-blosc2 does).
+
+use std::borrow::Cow;
+
+use crate::chunk::header::{Special, MAX_OVERHEAD};
+use crate::chunk::ChunkHeader;
+use crate::frame::offsets::{encode_with_room, special_offset};
+use crate::frame::{Frame, FrameHeader, Meta};
+use crate::Result;
+
+/// Where the chunks of a super-chunk are.
+pub(super) enum Chunks {
+    /// Chunks kept apart in memory (`storage.contiguous == false`, no urlpath).
+    List(Vec<Vec<u8>>),
+    /// Chunks in a frame (contiguous in memory or on disk, or sparse on disk).
+    Frame(Frame),
+}
+
+/// What a change to a frame commits with the chunks: the frame header after the change (its
+/// chunk size and nbytes already set; the change works out cbytes) and the metalayers.
+/// Chunk lists take no notice of it.
+pub(super) struct Commit<'a> {
+    pub header: FrameHeader,
+    pub metas: &'a [Meta],
+    pub vlmetas: &'a [Meta],
+}
+
+/// What replacing or deleting a chunk of an in-memory list takes off the super-chunk's cbytes:
+/// c-blosc2 counts a chunk of exactly MAX_OVERHEAD bytes (a header-only special chunk, such
+/// as b2nd_empty's) as 0 there, although appending it added its 32 bytes; a b2nd array filled
+/// after `empty` reports 32 bytes per chunk more than its chunks hold, in both libraries.
+fn list_counted_cbytes(old_cbytes: i64) -> i64 {
+    if old_cbytes == MAX_OVERHEAD as i64 {
+        0
+    } else {
+        old_cbytes
+    }
+}
+
+/// The id of a new chunk file of a sparse frame: one past the highest in use.
+fn next_chunk_id(offsets: &[i64]) -> i64 {
+    offsets.iter().copied().max().unwrap_or(-1).max(-1) + 1
+}
+
+impl Chunks {
+    /// Number of chunks.
+    pub(super) fn len(&self) -> i64 {
+        match self {
+            Chunks::List(l) => l.len() as i64,
+            Chunks::Frame(f) => f.nchunks(),
+        }
+    }
+
+    /// Chunk `i` (checked by the caller), borrowed when it is in memory.
+    pub(super) fn get(&self, i: usize) -> Result<Cow<'_, [u8]>> {
+        match self {
+            Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
+            Chunks::Frame(f) => f.chunk(i as i64),
+        }
+    }
+
+    /// Chunk `i` (checked by the caller); one of a frame on disk comes back lazy (see
+    /// `Frame::lazy_chunk`).
+    pub(super) fn get_lazy(&self, i: usize) -> Result<Cow<'_, [u8]>> {
+        match self {
+            Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
+            Chunks::Frame(f) => f.lazy_chunk(i as i64),
+        }
+    }
+
+    /// Uncompressed size of chunk `i` (checked by the caller), reading only its header.
+    pub(super) fn nbytes_of(&self, i: usize) -> Result<i32> {
+        match self {
+            Chunks::List(l) => Ok(ChunkHeader::parse(&l[i])?.nbytes),
+            Chunks::Frame(f) => Ok(f.chunk_header(i as i64)?.nbytes),
+        }
+    }
+
+    /// The list, if the chunks are one.
+    pub(super) fn list(&self) -> Option<&[Vec<u8>]> {
+        match self {
+            Chunks::List(l) => Some(l),
+            Chunks::Frame(_) => None,
+        }
+    }
+
+    /// The frame, if the chunks are in one.
+    pub(super) fn frame(&self) -> Option<&Frame> {
+        match self {
+            Chunks::Frame(f) => Some(f),
+            Chunks::List(_) => None,
+        }
+    }
+
+    /// Puts `chunk` (exactly its cbytes; `special` when a frame keeps it as an offset value)
+    /// at position `at`. Returns the super-chunk's cbytes after, from `cbytes` before: a list
+    /// counts every chunk whole, a frame only the chunks it stores.
+    pub(super) fn insert(
+        &mut self,
+        at: usize,
+        chunk: Cow<'_, [u8]>,
+        special: Option<Special>,
+        cbytes: i64,
+        commit: Commit<'_>,
+    ) -> Result<i64> {
+        let chunk_len = chunk.len() as i64;
+        match self {
+            Chunks::List(list) => {
+                list.insert(at, chunk.into_owned());
+                Ok(cbytes + chunk_len)
+            }
+            Chunks::Frame(frame) => {
+                let mut offsets = frame.offsets().to_vec();
+                let stored_len = if special.is_some() { 0 } else { chunk_len };
+                let (offset, write) = match special {
+                    Some(kind) => (special_offset(kind), None),
+                    None if frame.is_sparse() => {
+                        let id = next_chunk_id(&offsets);
+                        (id, Some((id, &chunk[..])))
+                    }
+                    None => (cbytes, Some((cbytes, &chunk[..]))),
+                };
+                offsets.insert(at, offset);
+                let mut h = commit.header;
+                h.cbytes = cbytes + stored_len;
+                frame.commit(h, commit.metas, commit.vlmetas, write, offsets)?;
+                Ok(cbytes + stored_len)
+            }
+        }
+    }
+
+    /// Replaces chunk `i` (whose cbytes were `old_cbytes`) with `chunk` (exactly its cbytes;
+    /// `special` as for [`Chunks::insert`]); returns the super-chunk's cbytes after.
+    pub(super) fn replace(
+        &mut self,
+        i: usize,
+        chunk: &[u8],
+        special: Option<Special>,
+        old_cbytes: i64,
+        cbytes: i64,
+        commit: Commit<'_>,
+    ) -> Result<i64> {
+        let frame = match self {
+            Chunks::List(list) => {
+                list[i] = chunk.to_vec();
+                return Ok(cbytes + chunk.len() as i64 - list_counted_cbytes(old_cbytes));
+            }
+            Chunks::Frame(frame) => frame,
+        };
+        let mut offsets = frame.offsets().to_vec();
+        let old_offset = offsets[i];
+        let mut h = commit.header;
+        let new_len = if special.is_some() {
+            0
+        } else {
+            chunk.len() as i64
+        };
+        if frame.is_sparse() {
+            // The chunk files keep their ids; a special chunk frees its file.
+            let old_stored = if old_offset >= 0 { old_cbytes } else { 0 };
+            h.cbytes = cbytes - old_stored + new_len;
+            let mut write = None;
+            match special {
+                Some(kind) => offsets[i] = special_offset(kind),
+                None => {
+                    if old_offset < 0 {
+                        offsets[i] = next_chunk_id(&offsets);
+                    }
+                    write = Some((offsets[i], chunk));
+                }
+            }
+            let after = h.cbytes;
+            frame.commit(h, commit.metas, commit.vlmetas, write, offsets)?;
+            if old_offset >= 0 {
+                frame.remove_unused_chunk_files(&[old_offset])?;
+            }
+            return Ok(after);
+        }
+        // The data after the old chunk shifts so the new one fits in its place.
+        let (slot, old_stored) = if old_offset >= 0 {
+            (old_offset, old_cbytes)
+        } else {
+            (cbytes, 0)
+        };
+        frame.resize_chunk_slot(slot, old_stored, new_len)?;
+        let delta = new_len - old_stored;
+        for (j, o) in offsets.iter_mut().enumerate() {
+            if j != i && *o >= 0 && *o > slot {
+                *o += delta;
+            }
+        }
+        offsets[i] = match special {
+            Some(kind) => special_offset(kind),
+            None => slot,
+        };
+        h.cbytes = cbytes + delta;
+        if special.is_none() {
+            frame.write_in_data(slot, chunk)?;
+        }
+        let after = h.cbytes;
+        frame.commit(h, commit.metas, commit.vlmetas, None, offsets)?;
+        Ok(after)
+    }
+
+    /// Removes chunk `i` (whose cbytes were `old_cbytes`); returns the super-chunk's cbytes
+    /// after. A contiguous frame keeps the chunk's bytes in its data section and counts them,
+    /// as c-blosc2 does.
+    pub(super) fn delete(
+        &mut self,
+        i: usize,
+        old_cbytes: i64,
+        cbytes: i64,
+        commit: Commit<'_>,
+    ) -> Result<i64> {
+        let frame = match self {
+            Chunks::List(list) => {
+                list.remove(i);
+                return Ok(cbytes - list_counted_cbytes(old_cbytes));
+            }
+            Chunks::Frame(frame) => frame,
+        };
+        let mut offsets = frame.offsets().to_vec();
+        let old_offset = offsets.remove(i);
+        let mut h = commit.header;
+        h.cbytes = cbytes;
+        if frame.is_sparse() && old_offset >= 0 {
+            h.cbytes -= old_cbytes;
+        }
+        // With no chunk left commit_with writes no offsets index (as c-blosc2 does).
+        let off_chunk = if offsets.is_empty() {
+            None
+        } else {
+            let room = offsets.len() + 1;
+            Some(encode_with_room(&offsets, room)?)
+        };
+        let after = h.cbytes;
+        frame.commit_with(h, commit.metas, commit.vlmetas, None, offsets, off_chunk)?;
+        frame.remove_unused_chunk_files(&[old_offset])?;
+        Ok(after)
+    }
+
+    /// Reorders the chunks: new chunk `i` is old chunk `order[i]` (a permutation, checked by
+    /// the caller).
+    pub(super) fn reorder(&mut self, order: &[usize], commit: Commit<'_>) -> Result<()> {
+        match self {
+            Chunks::List(list) => {
+                let mut slots: Vec<Option<Vec<u8>>> =
+                    std::mem::take(list).into_iter().map(Some).collect();
+                *list = order
+                    .iter()
+                    .map(|&o| slots[o].take().unwrap_or_default())
+                    .collect();
+                Ok(())
+            }
+            Chunks::Frame(frame) => {
+                let old = frame.offsets();
+                let offsets = order.iter().map(|&o| old[o]).collect();
+                frame.commit(commit.header, commit.metas, commit.vlmetas, None, offsets)
+            }
+        }
+    }
+}
