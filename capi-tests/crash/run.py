@@ -100,6 +100,36 @@ class Case:
         return out
 
 
+def tree_bytes(path):
+    """The bytes of a frame file, or of every file of an sframe directory, by name."""
+    if not os.path.isdir(path):
+        with open(path, "rb") as f:
+            return {"": f.read()}
+    out = {}
+    for name in sorted(os.listdir(path)):
+        with open(os.path.join(path, name), "rb") as f:
+            out[name] = f.read()
+    return out
+
+
+def same_bytes(case, other_writer, label):
+    """Exits unless `other_writer`, set up and run the same way, leaves the same bytes."""
+    ours = tree_bytes(case.path)
+    other = Case(case.work, other_writer, [], case.kind, case.scen, 0)
+    other.env = case.env
+    other.pristine += ".other"
+    other.path += ".other"
+    other.setup()
+    other.fresh()
+    r = run(other.ops_cmd(), env=other.env)
+    if r.returncode != 0:
+        sys.exit(f"{label}: the other writer failed: {r.stderr}")
+    theirs = tree_bytes(other.path)
+    if ours != theirs:
+        diff = [n for n in sorted(set(ours) | set(theirs)) if ours.get(n) != theirs.get(n)]
+        sys.exit(f"{label}: our frame differs from the other writer's: {diff}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--writer", action="append", required=True, help="LABEL=PATH of a writer")
@@ -110,6 +140,8 @@ def main():
     ap.add_argument("--only", default="", help="substring of 'cframe-append' etc.")
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--same-bytes-as", default="",
+                    help="a writer whose uninterrupted frames ours must equal byte for byte")
     a = ap.parse_args()
     writers = [w.split("=", 1) for w in a.writer]
     checkers = [c.split("=", 1) for c in a.checker]
@@ -139,6 +171,8 @@ def main():
                 sys.exit(f"{label}: ops failed: {r.stderr}")
             if case.acked() != a.ops or any(case.check()):
                 sys.exit(f"{label}: an uninterrupted run does not check out: {case.check()}")
+            if a.same_bytes_as and wlabel == "ours":
+                same_bytes(case, a.same_bytes_as, label)
             points = write_points(trace)
             bad = [0] * len(checkers)
             for name, nth in points:

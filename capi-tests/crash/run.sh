@@ -6,7 +6,8 @@
 # its operations (strace fault injection) and at random times, and checks the frame in fresh
 # processes with ours and with the reference (see run.py). Prints per writer and scenario the
 # kill points and how many of them left a frame that does not open or lost an acknowledged
-# change, read by each library. Exits 1 when any kill of our writer is not OK read by ours.
+# change, read by each library. Uninterrupted, our writer must leave the same bytes as the
+# reference writer (every file of an sframe). Exits 1 when any kill of our writer is not OK read by ours.
 #   --quick  4 operations, 10 random kills per scenario, our writer only (for CI: ~1 min)
 #   --full   8 operations, 200 random kills, and the reference writer too (the closing figure)
 # CRASH_BUILD_DIR: where binaries and frames go (default: a fresh temporary directory).
@@ -35,7 +36,7 @@ $CC -O1 -g -Wall -o "$BUILD/crash-ref" "$HERE/crashwriter.c" -I"$REF/include" \
   -L"$REF/lib" -l:libblosc2.so.9 -Wl,-rpath,"$REF/lib"
 
 args=(--work "$BUILD/work" --checker "ours=$BUILD/crash-ours" --checker "ref=$BUILD/crash-ref"
-  --writer "ours=$BUILD/crash-ours")
+  --writer "ours=$BUILD/crash-ours" --same-bytes-as "$BUILD/crash-ref")
 if [ "$MODE" = --full ]; then
   args+=(--writer "ref=$BUILD/crash-ref" --ops 8 --random 200)
 else

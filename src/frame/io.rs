@@ -74,6 +74,13 @@ pub trait ByteStore: Send + Sync {
     /// A hint that the store is about to grow to `len` bytes: in-memory stores make room for
     /// exactly that much at once instead of growing by doubling.
     fn reserve(&mut self, _len: u64) {}
+    /// Whether frames in this store are written in the order that keeps the last committed
+    /// state readable when the writer is killed (docs/CRASH-SAFETY.md). True for plain files;
+    /// memory has nothing to keep, and user backends keep c-blosc2's order (the mapped-file
+    /// backend in mode "c" cannot write past the file's end, which that order does).
+    fn ordered_writes(&self) -> bool {
+        false
+    }
     /// Whether the path the store was opened from now names another file (one renamed over
     /// it, or deleted and made again): an open file keeps reading the file it opened, so a
     /// frame must then be opened again. False for stores that are not files.
@@ -95,6 +102,17 @@ pub trait Io: Send + Sync {
     /// Removes a store (an sframe chunk file that is no longer used).
     fn remove(&self, path: &Path) -> Result<()> {
         std::fs::remove_file(path).map_err(|_| Error::FileRemove)
+    }
+    /// Whether [`Io::rename`] replaces a store atomically: sframes then write a changed index
+    /// or chunk file under a temporary name and rename it over the old one, so that a writer
+    /// killed half-way leaves the old file whole (see docs/CRASH-SAFETY.md). Backends that
+    /// cannot (user callbacks have no rename) rewrite the files in place.
+    fn renames(&self) -> bool {
+        false
+    }
+    /// Renames the store at `from` to `to`, replacing what `to` named, in one step.
+    fn rename(&self, _from: &Path, _to: &Path) -> Result<()> {
+        Err(Error::FileWrite)
     }
 }
 
@@ -126,6 +144,12 @@ impl Io for FileIo {
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
         Ok(Box::new(FileStore::open(path, mode)?))
     }
+    fn renames(&self) -> bool {
+        true
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        std::fs::rename(from, to).map_err(|_| Error::FileWrite)
+    }
 }
 
 /// Files as `FileIo`, for frames that take the cross-process frame lock (`frame::lock`).
@@ -138,6 +162,12 @@ impl Io for LockingFileIo {
     }
     fn locks_frames(&self) -> bool {
         true
+    }
+    fn renames(&self) -> bool {
+        FileIo.renames()
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        FileIo.rename(from, to)
     }
 }
 
@@ -235,6 +265,10 @@ impl ByteStore for FileStore {
 
     fn truncate(&mut self, len: u64) -> Result<()> {
         self.file.set_len(len).map_err(|_| Error::FileTruncate)
+    }
+
+    fn ordered_writes(&self) -> bool {
+        true
     }
 
     fn replaced(&self) -> bool {
