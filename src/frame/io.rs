@@ -71,6 +71,20 @@ pub trait ByteStore: Send + Sync {
         fill(&mut buf)?;
         self.write_at(pos, &buf)
     }
+    /// Copies the `len` bytes at `from` to `to` (the ranges may overlap), growing the store if
+    /// needed. In-memory stores move them in place (one pass, no buffer).
+    fn move_within(&mut self, from: u64, to: u64, len: usize) -> Result<()> {
+        let mut buf = vec![0u8; len];
+        let mut done = 0;
+        while done < len {
+            let n = self.read_at(from + done as u64, &mut buf[done..])?;
+            if n == 0 {
+                return Err(Error::FileRead);
+            }
+            done += n;
+        }
+        self.write_at(to, &buf)
+    }
     /// A hint that the store is about to grow to `len` bytes: in-memory stores make room for
     /// exactly that much at once instead of growing by doubling.
     fn reserve(&mut self, _len: u64) {}
@@ -445,6 +459,23 @@ impl ByteStore for MemStore {
         fill(&mut v[pos..end])
     }
 
+    fn move_within(&mut self, from: u64, to: u64, len: usize) -> Result<()> {
+        let (Ok(from), Ok(to)) = (usize::try_from(from), usize::try_from(to)) else {
+            return Err(Error::MemoryAlloc);
+        };
+        let src_end = from.checked_add(len).ok_or(Error::FileRead)?;
+        let dst_end = to.checked_add(len).ok_or(Error::MemoryAlloc)?;
+        let v = self.owned();
+        if src_end > v.len() {
+            return Err(Error::FileRead);
+        }
+        if v.len() < dst_end {
+            v.resize(dst_end, 0);
+        }
+        v.copy_within(from..src_end, to);
+        Ok(())
+    }
+
     fn reserve(&mut self, len: u64) {
         let Ok(len) = usize::try_from(len) else {
             return;
@@ -480,6 +511,12 @@ mod tests {
         assert_eq!(m.bytes(), &[1, 7, 8, 9, 5]);
         m.write_at(0, &[6]).unwrap();
         assert_eq!(m.bytes(), &[6, 7, 8, 9, 5]);
+        // Moves within overlap either way and grow the store past its end.
+        m.move_within(1, 2, 4).unwrap();
+        assert_eq!(m.bytes(), &[6, 7, 7, 8, 9, 5]);
+        m.move_within(2, 0, 3).unwrap();
+        assert_eq!(m.bytes(), &[7, 8, 9, 8, 9, 5]);
+        assert_eq!(m.move_within(4, 0, 3), Err(Error::FileRead));
     }
 
     #[test]

@@ -891,8 +891,8 @@ impl Frame {
         let tail_from = old_offset + old_len;
         let tail_len = self.header.cbytes - tail_from;
         if tail_len > 0 && old_len != new_len {
-            let tail = read_vec(&**store, data_start + tail_from as u64, tail_len as usize)?;
-            store.write_at(data_start + (old_offset + new_len) as u64, &tail)?;
+            let to = data_start + (old_offset + new_len) as u64;
+            store.move_within(data_start + tail_from as u64, to, tail_len as usize)?;
         }
         Ok(())
     }
