@@ -8,8 +8,10 @@
 # $CAPI_PROGRAMS, space-separated). Build products and logs go to $CAPI_BUILD_DIR (default: a
 # fresh temporary directory). Closes with "capi-tests: N passed, M failed"; exits 1 on failure.
 #
-# Also run: the mutation suite (mutate.sh; MUTATE_PER_SEED scales it, RBLOSC2_MUTATE=0 skips it)
-# and the error-code parity table (parity.sh). With RBLOSC2_VALGRIND=1, every C program also
+# Also run: the mutation suite (mutate.sh; MUTATE_PER_SEED scales it, RBLOSC2_MUTATE=0 skips it),
+# the error-code parity table (parity.sh) and the quick crash test (crash/run.sh --quick: a writer
+# killed before each of its writes must leave every acknowledged change readable;
+# RBLOSC2_CRASH=0 skips it). With RBLOSC2_VALGRIND=1, every C program also
 # runs under valgrind memcheck against ours (fails on any invalid access or definite/indirect
 # leak), as do the regression mutants.
 set -uo pipefail
@@ -531,6 +533,10 @@ if [ "${RBLOSC2_MUTATE:-1}" != 0 ]; then
 fi
 run_test error-code-parity env PARITY_OUT="$BUILD/parity" "$HERE/parity.sh" "$PREFIX"
 tail -n 1 "$BUILD/logs/error-code-parity.log"
+if [ "${RBLOSC2_CRASH:-1}" != 0 ]; then
+  run_test crash-quick env CRASH_BUILD_DIR="$BUILD/crash" "$HERE/crash/run.sh" "$PREFIX" --quick
+  tail -n 1 "$BUILD/logs/crash-quick.log"
+fi
 
 run_test cmake-consumer-build cmake_build
 for p in "${PROGRAMS[@]}"; do

@@ -122,8 +122,7 @@ impl<S: ChunkStore> Array<S> {
             let nchunk = ravel(coords, &grid);
             self.read_chunk(nchunk, None, &mut data)?;
             zero_cut_items(&old, &geom.shape, &cut_dims, coords, &mut data)?;
-            let chunk = self.store.compress_chunk(&data)?;
-            self.store.update_chunk(nchunk, chunk)?;
+            self.store.update_chunk_data(nchunk, &data)?;
             Ok(())
         })
     }

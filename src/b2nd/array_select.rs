@@ -52,8 +52,7 @@ impl<S: ChunkStore> Array<S> {
                 data[it.chunk_pos * ts..(it.chunk_pos + 1) * ts]
                     .copy_from_slice(&buffer[it.buffer_pos * ts..(it.buffer_pos + 1) * ts]);
             }
-            let c = self.store.compress_chunk(&data)?;
-            self.store.update_chunk(chunk.nchunk, c)?;
+            self.store.update_chunk_data(chunk.nchunk, &data)?;
         }
         Ok(())
     }

@@ -220,18 +220,16 @@ impl<S: ChunkStore> Array<S> {
     ) -> Result<()> {
         // As c-blosc2: one change for other handles however many chunks it rewrites.
         let _held = self.store.hold(true)?;
+        let _released = super::scratch::CompressedReleased;
         self.check_buffer(buffer.len(), buffershape, start, stop)?;
         let ts = self.geom.typesize;
         if self.ndim() == 0 {
-            let chunk = self.store.compress_chunk(&buffer[..ts])?;
-            self.store.update_chunk(0, chunk)?;
+            self.store.update_chunk_data(0, &buffer[..ts])?;
             return Ok(());
         }
         if let Some(nchunk) = self.whole_chunk_in_c_order(start, stop, buffershape) {
-            let chunk = self
-                .store
-                .compress_chunk(&buffer[..self.geom.chunk_nbytes()])?;
-            self.store.update_chunk(nchunk, chunk)?;
+            self.store
+                .update_chunk_data(nchunk, &buffer[..self.geom.chunk_nbytes()])?;
             return Ok(());
         }
         let geom = self.geom.clone();
@@ -272,8 +270,7 @@ impl<S: ChunkStore> Array<S> {
             })?;
             // Stored at once: keeping every compressed chunk until the end held a second copy
             // of the array's compressed bytes (from_cbuffer peaked at twice c-blosc2's).
-            let chunk = self.store.compress_chunk(&data)?;
-            self.store.update_chunk(nchunk, chunk)?;
+            self.store.update_chunk_data(nchunk, &data)?;
             Ok(())
         })
     }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::array::{Array, Params};
 use super::meta::DEFAULT_DTYPE;
-use super::store::{compress_with, decompress_defined, ChunkStore};
+use super::store::{compress_with, decompress_defined, with_compressed, ChunkStore};
 use super::view::DimMap;
 use crate::chunk::decompress::{BlockSpan, DecodedPart};
 use crate::chunk::header::Special;
@@ -90,6 +90,15 @@ impl ChunkStore for Schunk {
     }
     fn update_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {
         Schunk::update_chunk(self, nchunk, &chunk)
+    }
+    fn update_chunk_data(&mut self, nchunk: i64, data: &[u8]) -> Result<i64> {
+        // The super-chunk copies the chunk in (into its frame or list), so it gets the
+        // compressor's buffer itself: a copy of every chunk on top of it made from_cbuffer's
+        // peak RSS 1.10x c-blosc2's on 2 MiB chunks.
+        let compressor = self.compressor();
+        with_compressed(&compressor, data, |chunk| {
+            Schunk::update_chunk(self, nchunk, chunk)
+        })
     }
     fn delete_chunk(&mut self, nchunk: i64) -> Result<i64> {
         Schunk::delete_chunk(self, nchunk)

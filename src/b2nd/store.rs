@@ -69,6 +69,12 @@ pub trait ChunkStore: Sized + Sync {
     fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
     /// Replaces chunk `nchunk`; returns the number of chunks.
     fn update_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
+    /// Compresses `data` with the store's parameters and replaces chunk `nchunk` with the
+    /// result; returns the number of chunks.
+    fn update_chunk_data(&mut self, nchunk: i64, data: &[u8]) -> Result<i64> {
+        let chunk = self.compress_chunk(data)?;
+        self.update_chunk(nchunk, chunk)
+    }
     /// Removes chunk `nchunk`; returns the new number of chunks.
     fn delete_chunk(&mut self, nchunk: i64) -> Result<i64>;
 
@@ -144,6 +150,16 @@ pub(crate) fn decompress_defined(
 
 /// Compresses `data` as one chunk (room for the worst case, so it always fits).
 pub(crate) fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
+    with_compressed(compressor, data, |chunk| Ok(chunk.to_vec()))
+}
+
+/// Compresses `data` as one chunk into this thread's reused buffer and runs `f` on the
+/// compressed bytes (for a store that copies them anyway: no chunk-sized copy of its own).
+pub(crate) fn with_compressed<R>(
+    compressor: &Compressor,
+    data: &[u8],
+    f: impl FnOnce(&[u8]) -> Result<R>,
+) -> Result<R> {
     let mut dst = Scratch::compressed();
     let room = data.len() + MAX_OVERHEAD;
     if dst.capacity() < room {
@@ -156,7 +172,7 @@ pub(crate) fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<
     // c-blosc2's b2nd answers any compression error (a filter that refuses the data, say)
     // with BLOSC2_ERROR_FAILURE.
     match compressor.compress(data, &mut dst) {
-        Ok(n) if n > 0 => Ok(dst[..n].to_vec()),
+        Ok(n) if n > 0 => f(&dst[..n]),
         _ => Err(Error::Failure),
     }
 }

@@ -45,6 +45,12 @@ impl FailureValue for c_int {
     }
 }
 
+impl FailureValue for i16 {
+    fn from_error(e: Error) -> Self {
+        e.code() as i16
+    }
+}
+
 impl FailureValue for i64 {
     fn from_error(e: Error) -> Self {
         e.code() as i64

@@ -14,7 +14,7 @@ use libc::timespec as blosc_timestamp_t;
 use libc::{c_char, c_int, c_void};
 
 use crate::b2nd;
-use crate::capi::ffi::{c_str, guard, in_slice, malloc_cstring, out_slice, static_cstr};
+use crate::capi::ffi::{c_str, entry, guard, in_slice, malloc_cstring, out_slice, static_cstr};
 use crate::capi::types::*;
 use crate::codecs::names;
 use crate::{global, urlpath, Error};
@@ -209,13 +209,7 @@ pub unsafe extern "C" fn blosc2_get_nthreads() -> i16 {
 /// previous number, or BLOSC2_ERROR_INVALID_PARAM for `nthreads` <= 0.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
-    guard(
-        Error::Failure.code() as i16,
-        || match global::set_nthreads(nthreads) {
-            Ok(previous) => previous,
-            Err(e) => e.code() as i16,
-        },
-    )
+    entry(|| global::set_nthreads(nthreads))
 }
 
 /// The name of the codec the global compression functions use (static string; do not free it),

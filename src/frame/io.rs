@@ -71,9 +71,30 @@ pub trait ByteStore: Send + Sync {
         fill(&mut buf)?;
         self.write_at(pos, &buf)
     }
+    /// Copies the `len` bytes at `from` to `to` (the ranges may overlap), growing the store if
+    /// needed. In-memory stores move them in place (one pass, no buffer).
+    fn move_within(&mut self, from: u64, to: u64, len: usize) -> Result<()> {
+        let mut buf = vec![0u8; len];
+        let mut done = 0;
+        while done < len {
+            let n = self.read_at(from + done as u64, &mut buf[done..])?;
+            if n == 0 {
+                return Err(Error::FileRead);
+            }
+            done += n;
+        }
+        self.write_at(to, &buf)
+    }
     /// A hint that the store is about to grow to `len` bytes: in-memory stores make room for
     /// exactly that much at once instead of growing by doubling.
     fn reserve(&mut self, _len: u64) {}
+    /// Whether frames in this store are written in the order that keeps the last committed
+    /// state readable when the writer is killed (docs/CRASH-SAFETY.md). True for plain files;
+    /// memory has nothing to keep, and user backends keep c-blosc2's order (the mapped-file
+    /// backend in mode "c" cannot write past the file's end, which that order does).
+    fn ordered_writes(&self) -> bool {
+        false
+    }
     /// Whether the path the store was opened from now names another file (one renamed over
     /// it, or deleted and made again): an open file keeps reading the file it opened, so a
     /// frame must then be opened again. False for stores that are not files.
@@ -95,6 +116,17 @@ pub trait Io: Send + Sync {
     /// Removes a store (an sframe chunk file that is no longer used).
     fn remove(&self, path: &Path) -> Result<()> {
         std::fs::remove_file(path).map_err(|_| Error::FileRemove)
+    }
+    /// Whether [`Io::rename`] replaces a store atomically: sframes then write a changed index
+    /// or chunk file under a temporary name and rename it over the old one, so that a writer
+    /// killed half-way leaves the old file whole (see docs/CRASH-SAFETY.md). Backends that
+    /// cannot (user callbacks have no rename) rewrite the files in place.
+    fn renames(&self) -> bool {
+        false
+    }
+    /// Renames the store at `from` to `to`, replacing what `to` named, in one step.
+    fn rename(&self, _from: &Path, _to: &Path) -> Result<()> {
+        Err(Error::FileWrite)
     }
 }
 
@@ -126,6 +158,12 @@ impl Io for FileIo {
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
         Ok(Box::new(FileStore::open(path, mode)?))
     }
+    fn renames(&self) -> bool {
+        true
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        std::fs::rename(from, to).map_err(|_| Error::FileWrite)
+    }
 }
 
 /// Files as `FileIo`, for frames that take the cross-process frame lock (`frame::lock`).
@@ -138,6 +176,12 @@ impl Io for LockingFileIo {
     }
     fn locks_frames(&self) -> bool {
         true
+    }
+    fn renames(&self) -> bool {
+        FileIo.renames()
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        FileIo.rename(from, to)
     }
 }
 
@@ -235,6 +279,10 @@ impl ByteStore for FileStore {
 
     fn truncate(&mut self, len: u64) -> Result<()> {
         self.file.set_len(len).map_err(|_| Error::FileTruncate)
+    }
+
+    fn ordered_writes(&self) -> bool {
+        true
     }
 
     fn replaced(&self) -> bool {
@@ -411,6 +459,23 @@ impl ByteStore for MemStore {
         fill(&mut v[pos..end])
     }
 
+    fn move_within(&mut self, from: u64, to: u64, len: usize) -> Result<()> {
+        let (Ok(from), Ok(to)) = (usize::try_from(from), usize::try_from(to)) else {
+            return Err(Error::MemoryAlloc);
+        };
+        let src_end = from.checked_add(len).ok_or(Error::FileRead)?;
+        let dst_end = to.checked_add(len).ok_or(Error::MemoryAlloc)?;
+        let v = self.owned();
+        if src_end > v.len() {
+            return Err(Error::FileRead);
+        }
+        if v.len() < dst_end {
+            v.resize(dst_end, 0);
+        }
+        v.copy_within(from..src_end, to);
+        Ok(())
+    }
+
     fn reserve(&mut self, len: u64) {
         let Ok(len) = usize::try_from(len) else {
             return;
@@ -446,6 +511,12 @@ mod tests {
         assert_eq!(m.bytes(), &[1, 7, 8, 9, 5]);
         m.write_at(0, &[6]).unwrap();
         assert_eq!(m.bytes(), &[6, 7, 8, 9, 5]);
+        // Moves within overlap either way and grow the store past its end.
+        m.move_within(1, 2, 4).unwrap();
+        assert_eq!(m.bytes(), &[6, 7, 7, 8, 9, 5]);
+        m.move_within(2, 0, 3).unwrap();
+        assert_eq!(m.bytes(), &[7, 8, 9, 8, 9, 5]);
+        assert_eq!(m.move_within(4, 0, 3), Err(Error::FileRead));
     }
 
     #[test]

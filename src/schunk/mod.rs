@@ -49,7 +49,6 @@ impl Default for Storage {
     }
 }
 
-
 /// What [`Schunk::set_chunk_observer`] takes.
 pub type ChunkObserver = Arc<dyn Fn(i64) + Send + Sync>;
 

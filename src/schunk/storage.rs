@@ -185,7 +185,7 @@ impl Chunks {
         } else {
             (cbytes, 0)
         };
-        frame.resize_chunk_slot(slot, old_stored, new_len)?;
+        let old_end = slot + old_stored;
         let delta = new_len - old_stored;
         for (j, o) in offsets.iter_mut().enumerate() {
             if j != i && *o >= 0 && *o > slot {
@@ -197,11 +197,26 @@ impl Chunks {
             None => slot,
         };
         h.cbytes = cbytes + delta;
-        if special.is_none() {
-            frame.write_in_data(slot, chunk)?;
-        }
         let after = h.cbytes;
-        frame.commit(h, commit.metas, commit.vlmetas, None, offsets)?;
+        if !frame.ordered_writes() {
+            frame.resize_chunk_slot(slot, old_stored, new_len)?;
+            if special.is_none() {
+                frame.write_in_data(slot, chunk)?;
+            }
+            frame.commit(h, commit.metas, commit.vlmetas, None, offsets)?;
+        } else {
+            // In a file the new data from the slot on (the chunk, then the chunks after it)
+            // goes to commit, which first writes it where a kill cannot hurt
+            // (docs/CRASH-SAFETY.md).
+            let tail = frame.read_data(old_end, cbytes - old_end)?;
+            let mut data = Vec::with_capacity(new_len as usize + tail.len());
+            if special.is_none() {
+                data.extend_from_slice(chunk);
+            }
+            data.extend_from_slice(&tail);
+            let edit = (!data.is_empty()).then_some((slot, &data[..]));
+            frame.commit(h, commit.metas, commit.vlmetas, edit, offsets)?;
+        }
         Ok(after)
     }
 
