@@ -8,8 +8,8 @@
 #   make check-exports                   the built .so exports only the public C API
 #   make uninstall PREFIX=/some/prefix
 #
-# Nothing here downloads: cargo takes its crates from the local registry cache (run `cargo fetch`
-# beforehand on a machine that has never built the crate; CARGO_FLAGS=--offline forbids the network).
+# Only cargo downloads: the first build on a new machine fetches the locked crates from crates.io
+# into the registry cache (as `cargo fetch` does); CARGO_FLAGS=--offline forbids the network.
 
 PREFIX     ?= /usr/local
 # Both relative to PREFIX; the installed CMake and pkg-config files locate the prefix from them.

@@ -5,8 +5,9 @@
 # machine fails minutes into the build, inside a cargo backtrace ("is `cmake` not installed?").
 #
 # Why each is needed:
-#   cargo, rustc   the build itself; rustc 1.87 or newer (the newest std API the crate uses is
-#                  1.87's `is_multiple_of`); Debian's own rustc is older, hence rustup
+#   cargo, rustc   the build itself; rustc 1.92 or newer (Cargo.toml's rust-version: the newest
+#                  std API the crate uses is 1.92's `Box::new_zeroed`, and clippy flags any
+#                  newer one); Debian's own rustc is older, hence rustup
 #   cc             the bundled codecs (lz4, zstd, zlib-ng, zfp) are C, compiled by the cc crate
 #                  and by CMake (no C++ compiler is needed to build; the C tests of .ci/run use
 #                  one, and install it themselves)
@@ -21,7 +22,7 @@ set -uo pipefail
 CARGO=${CARGO:-cargo}
 RUSTC=${RUSTC:-rustc}
 CC=${CC:-cc}
-MIN_RUST=1.87
+MIN_RUST=1.92
 
 missing=()   # what is missing, for the message
 apt=()       # the Debian packages that provide it

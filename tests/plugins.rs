@@ -33,8 +33,10 @@ fn ints(n: usize) -> Vec<u8> {
 }
 
 fn f32s(v: &[u8]) -> Vec<f32> {
-    v.chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+    v.as_chunks::<4>()
+        .0
+        .iter()
+        .map(|&c| f32::from_le_bytes(c))
         .collect()
 }
 

@@ -60,13 +60,8 @@ fn is_run(s: &[u8]) -> bool {
         None => true,
         Some(&b) => {
             let word = u64::from_ne_bytes([b; 8]);
-            let mut chunks = s.chunks_exact(8);
-            for c in &mut chunks {
-                if u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) != word {
-                    return false;
-                }
-            }
-            chunks.remainder().iter().all(|&x| x == b)
+            let (words, rest) = s.as_chunks::<8>();
+            words.iter().all(|&c| u64::from_ne_bytes(c) == word) && rest.iter().all(|&x| x == b)
         }
     }
 }

@@ -84,12 +84,6 @@ fn read_u32(data: &[u8], pos: usize) -> u32 {
     u32::from_le_bytes(bytes)
 }
 
-#[inline(always)]
-fn read_u64(data: &[u8], pos: usize) -> u64 {
-    let bytes: [u8; 8] = data[pos..pos + 8].try_into().unwrap_or([0; 8]);
-    u64::from_le_bytes(bytes)
-}
-
 /// Positions by hash, sized for the largest hash log (smaller logs use its start).
 type HashTable = [u32; 1 << HASH_LOG];
 
@@ -123,8 +117,10 @@ fn match_end(data: &[u8], start: usize, bound: usize, distance: usize) -> usize 
     }
     // Long matches (runs above all): compare 32 bytes at a time, then find the byte below.
     for (a, b) in cur[matched..]
-        .chunks_exact(32)
-        .zip(prev[matched..].chunks_exact(32))
+        .as_chunks::<32>()
+        .0
+        .iter()
+        .zip(prev[matched..].as_chunks::<32>().0)
     {
         if a != b {
             break;
@@ -132,10 +128,12 @@ fn match_end(data: &[u8], start: usize, bound: usize, distance: usize) -> usize 
         matched += 32;
     }
     for (a, b) in cur[matched..]
-        .chunks_exact(8)
-        .zip(prev[matched..].chunks_exact(8))
+        .as_chunks::<8>()
+        .0
+        .iter()
+        .zip(prev[matched..].as_chunks::<8>().0)
     {
-        let diff = read_u64(a, 0) ^ read_u64(b, 0);
+        let diff = u64::from_le_bytes(*a) ^ u64::from_le_bytes(*b);
         if diff != 0 {
             return start + matched + (diff.trailing_zeros() / 8) as usize + 1;
         }

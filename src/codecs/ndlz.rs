@@ -49,8 +49,8 @@ fn cell_extent(index: usize, count: usize, len: usize, side: usize) -> usize {
 
 fn hash_cell(cell: &[u8]) -> usize {
     let mut h: u32 = 0x9e37_79b9;
-    for chunk in cell.chunks_exact(4) {
-        let v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    for &word in cell.as_chunks::<4>().0 {
+        let v = u32::from_le_bytes(word);
         h = (h ^ v).wrapping_mul(0x85eb_ca6b).rotate_left(13);
     }
     (h >> (32 - HASH_BITS)) as usize

@@ -112,8 +112,8 @@ fn prefix_xor_words<const WIDTH: usize>(data: &mut [u8]) {
     // chain (carrying a product of the result ran at 4 cycles per u64, 15% of a delta chunk's
     // decompression time; one XOR per u64 at ~1.7).
     let mut carry = 0u64;
-    let mut quads = data.chunks_exact_mut(32);
-    for q in &mut quads {
+    let (quads, rest) = data.as_chunks_mut::<32>();
+    for q in quads {
         let (x0, t0) = prefixed(&q[..8]);
         let (x1, t1) = prefixed(&q[8..16]);
         let (x2, t2) = prefixed(&q[16..24]);
@@ -126,13 +126,12 @@ fn prefix_xor_words<const WIDTH: usize>(data: &mut [u8]) {
         q[24..].copy_from_slice(&(x3 ^ c3 ^ carry).to_le_bytes());
         carry ^= c3 ^ t3;
     }
-    let mut words = quads.into_remainder().chunks_exact_mut(8);
-    for w in &mut words {
+    let (words, tail) = rest.as_chunks_mut::<8>();
+    for w in words {
         let (x, last_repeated) = prefixed(w);
-        w.copy_from_slice(&(x ^ carry).to_le_bytes());
+        *w = (x ^ carry).to_le_bytes();
         carry ^= last_repeated;
     }
-    let tail = words.into_remainder();
     let last = carry.to_le_bytes();
     for (i, b) in tail.iter_mut().enumerate() {
         // Before the tail's first word the previous word is the carry's.

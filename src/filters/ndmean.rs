@@ -59,16 +59,14 @@ pub fn ndmean_forward(
                 sum += f32::from_le_bytes(item.try_into().map_err(|_| Error::Failure)?);
             }
             let mean = (sum / count as f32).to_le_bytes();
-            dst.chunks_exact_mut(4)
-                .for_each(|d| d.copy_from_slice(&mean));
+            dst.as_chunks_mut::<4>().0.fill(mean);
         } else {
             let mut sum = 0f64;
             for item in items {
                 sum += f64::from_le_bytes(item.try_into().map_err(|_| Error::Failure)?);
             }
             let mean = (sum / count as f64).to_le_bytes();
-            dst.chunks_exact_mut(8)
-                .for_each(|d| d.copy_from_slice(&mean));
+            dst.as_chunks_mut::<8>().0.fill(mean);
         }
         out += count * typesize;
         Ok(())
@@ -126,8 +124,10 @@ mod tests {
         let mut back = vec![0; src.len()];
         ndmean_backward(&[4, 2], 8, 3, &dst, &mut back).unwrap();
         let got: Vec<f64> = back
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .map(|&c| f64::from_le_bytes(c))
             .collect();
         assert_eq!(got, [2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 6.5, 6.5]);
     }

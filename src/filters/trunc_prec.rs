@@ -40,16 +40,24 @@ pub fn truncate_precision(meta: i8, typesize: usize, src: &[u8], dst: &mut [u8])
     match typesize {
         4 => {
             let mask = !((1u32 << zeroed_bits(meta, MANTISSA_BITS_F32)?) - 1);
-            for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
-                let v = u32::from_le_bytes(s.try_into().expect("4 bytes")) & mask;
-                d.copy_from_slice(&v.to_le_bytes());
+            for (d, s) in dst
+                .as_chunks_mut::<4>()
+                .0
+                .iter_mut()
+                .zip(src.as_chunks::<4>().0)
+            {
+                *d = (u32::from_le_bytes(*s) & mask).to_le_bytes();
             }
         }
         8 => {
             let mask = !((1u64 << zeroed_bits(meta, MANTISSA_BITS_F64)?) - 1);
-            for (d, s) in dst.chunks_exact_mut(8).zip(src.chunks_exact(8)) {
-                let v = u64::from_le_bytes(s.try_into().expect("8 bytes")) & mask;
-                d.copy_from_slice(&v.to_le_bytes());
+            for (d, s) in dst
+                .as_chunks_mut::<8>()
+                .0
+                .iter_mut()
+                .zip(src.as_chunks::<8>().0)
+            {
+                *d = (u64::from_le_bytes(*s) & mask).to_le_bytes();
             }
         }
         _ => return Err(Error::FilterPipeline),

@@ -681,8 +681,10 @@ impl Frame {
             // Blocks may be stored out of order (written by several threads): a block's size is
             // the distance to the next start in storage order, the last one runs to the end.
             let starts: Vec<i32> = lazy[EXTENDED_HEADER_LENGTH..trailer_at]
-                .chunks_exact(4)
-                .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .as_chunks::<4>()
+                .0
+                .iter()
+                .map(|&b| i32::from_le_bytes(b))
                 .collect();
             let mut order: Vec<usize> = (0..nblocks).collect();
             order.sort_by_key(|&i| starts[i]);

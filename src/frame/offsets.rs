@@ -124,8 +124,10 @@ pub fn decode(chunk: &[u8], nchunks: i64) -> Result<Vec<i64>> {
         return Err(Error::Data);
     }
     Ok(dst
-        .chunks_exact(8)
-        .map(|b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+        .as_chunks::<8>()
+        .0
+        .iter()
+        .map(|&b| i64::from_le_bytes(b))
         .collect())
 }
 
