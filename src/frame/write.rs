@@ -1,0 +1,404 @@
+//! Writing frames: creating one, and committing a change (the chunk written, then the offsets
+//! index, trailer and header) in the order that keeps the last committed state readable in a
+//! file wherever the writer is killed (docs/CRASH-SAFETY.md).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::io::{ByteStore, Io, OpenMode};
+use super::*;
+
+impl Frame {
+    /// Creates a frame with no chunks in `backing` (the store is truncated to it).
+    pub(crate) fn create(
+        backing: Backing,
+        io: Arc<dyn Io>,
+        header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+    ) -> Result<Frame> {
+        let mut frame = Frame {
+            backing,
+            io,
+            header,
+            offsets: Vec::new(),
+            trailer_len: 0,
+        };
+        frame.header.nbytes = 0;
+        frame.header.cbytes = 0;
+        frame.header.sparse = frame.is_sparse();
+        let h = frame.header.clone();
+        frame.commit(h, metas, vlmetas, None, Vec::new())?;
+        Ok(frame)
+    }
+
+    /// Rewrites header, offsets index and trailer from `header` (sizes already updated by the
+    /// caller), after writing `new_chunk` (a regular chunk) where it goes: at the end of the
+    /// data section (`at` is its offset) or into its sframe chunk file (`at` is its id).
+    pub(crate) fn commit(
+        &mut self,
+        header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+        new_chunk: Option<(i64, &[u8])>,
+        offsets: Vec<i64>,
+    ) -> Result<()> {
+        self.commit_with(header, metas, vlmetas, new_chunk, offsets, None)
+    }
+
+    /// `commit` with the offsets chunk given already encoded (`None`: encode `offsets`).
+    pub(crate) fn commit_with(
+        &mut self,
+        mut header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+        new_chunk: Option<(i64, &[u8])>,
+        offsets: Vec<i64>,
+        off_chunk: Option<Vec<u8>>,
+    ) -> Result<()> {
+        header.sparse = self.is_sparse();
+        header.has_vlmeta = !vlmetas.is_empty();
+        let mut hbytes = header.encode(metas)?;
+        let header_len = hbytes.len() as i64;
+        if header_len != self.header.header_len as i64
+            && self.header.header_len != 0
+            && self.header.cbytes > 0
+            && !self.is_sparse()
+        {
+            // Chunks sit right after the header: it cannot change size under them.
+            return Err(Error::Data);
+        }
+        let off_chunk = match off_chunk {
+            Some(c) => c,
+            None if offsets.is_empty() => Vec::new(),
+            None => offsets::encode(&offsets)?,
+        };
+        let tbytes = trailer::encode(vlmetas)?;
+        // Without an offsets index (no chunks) the trailer follows the header right away.
+        let off_pos = if self.is_sparse() || off_chunk.is_empty() {
+            header_len
+        } else {
+            header_len + header.cbytes
+        };
+        let frame_len = off_pos + off_chunk.len() as i64 + tbytes.len() as i64;
+        header.frame_len = frame_len;
+        header.header_len = header_len as i32;
+        hbytes[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
+            .copy_from_slice(&frame_len.to_be_bytes());
+
+        let io = self.io.clone();
+        // A frame just made (nothing acknowledged in it yet) and frames in memory are written
+        // straight; frames in files in an order that survives the writer being killed at any
+        // point (docs/CRASH-SAFETY.md).
+        let fresh = self.trailer_len == 0;
+        let old = Sizes::of(&self.header);
+        let chunk_in_use =
+            self.is_sparse() && new_chunk.is_some_and(|(id, _)| self.offsets.contains(&id));
+        match &mut self.backing {
+            Backing::Sparse { dir, index } => {
+                let renames = io.renames() && index.ordered_writes() && !fresh;
+                if let Some((id, chunk)) = new_chunk {
+                    let path = sframe_chunk_path(dir, id);
+                    if renames && chunk_in_use {
+                        // The old file stays whole until the new one replaces it.
+                        replace_file(&*io, &path, chunk)?;
+                    } else {
+                        // A new id: no offset refers to the file yet.
+                        let mut f = io.open(&path, OpenMode::Create)?;
+                        f.write_at(0, chunk)?;
+                    }
+                }
+                if renames {
+                    let mut whole = Vec::with_capacity(frame_len as usize);
+                    whole.extend_from_slice(&hbytes);
+                    whole.extend_from_slice(&off_chunk);
+                    whole.extend_from_slice(&tbytes);
+                    let path = dir.join(SFRAME_INDEX);
+                    replace_file(&*io, &path, &whole)?;
+                    *index = io.open(&path, OpenMode::ReadWrite)?;
+                } else {
+                    write_frame(&mut **index, 0, &hbytes, off_pos, &off_chunk, &tbytes)?;
+                }
+            }
+            Backing::Contiguous { store, offset } => {
+                if fresh || !store.ordered_writes() {
+                    if let Some((at, chunk)) = new_chunk {
+                        store.write_at(*offset + header_len as u64 + at as u64, chunk)?;
+                    }
+                    write_frame(&mut **store, *offset, &hbytes, off_pos, &off_chunk, &tbytes)?;
+                } else {
+                    let new = Sizes {
+                        header_len,
+                        nbytes: header.nbytes,
+                        cbytes: header.cbytes,
+                        frame_len,
+                    };
+                    let parts = FrameParts {
+                        header: &hbytes,
+                        edit: new_chunk.filter(|(_, b)| !b.is_empty()),
+                        offsets: &offsets,
+                        off_pos,
+                        off_chunk: &off_chunk,
+                        trailer: &tbytes,
+                    };
+                    write_frame_safely(&mut **store, *offset, old, new, parts)?;
+                }
+            }
+        }
+        self.header = header;
+        self.offsets = offsets;
+        self.trailer_len = tbytes.len() as u32;
+        Ok(())
+    }
+
+    /// Removes the chunk files of an sframe that no offset refers to any more.
+    pub(crate) fn remove_unused_chunk_files(&self, ids: &[i64]) -> Result<()> {
+        if let Backing::Sparse { dir, .. } = &self.backing {
+            for &id in ids {
+                if id >= 0 && !self.offsets.contains(&id) {
+                    let _ = self.io.remove(&sframe_chunk_path(dir, id));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the regular chunks of a contiguous frame so that chunk `n` (of `old_len` bytes at
+    /// `old_offset`) takes `new_len` bytes: the data after it shifts by the difference.
+    pub(crate) fn resize_chunk_slot(
+        &mut self,
+        old_offset: i64,
+        old_len: i64,
+        new_len: i64,
+    ) -> Result<()> {
+        let Backing::Contiguous { store, offset } = &mut self.backing else {
+            return Ok(());
+        };
+        let data_start = *offset + self.header.header_len as u64;
+        let tail_from = old_offset + old_len;
+        let tail_len = self.header.cbytes - tail_from;
+        if tail_len > 0 && old_len != new_len {
+            let to = data_start + (old_offset + new_len) as u64;
+            store.move_within(data_start + tail_from as u64, to, tail_len as usize)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `len` bytes at offset `at` of the data section of a contiguous frame, as `fill`
+    /// produces them in the buffer it is given (the store's own memory for in-memory frames).
+    pub(crate) fn fill_data(
+        &mut self,
+        at: i64,
+        len: usize,
+        fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        let Backing::Contiguous { store, offset } = &mut self.backing else {
+            return Err(Error::FrameType);
+        };
+        let at = u64::try_from(at).map_err(|_| Error::InvalidParam)?;
+        store.write_with(*offset + self.header.header_len as u64 + at, len, fill)
+    }
+
+    /// Tells the store of a contiguous frame that the frame is about to grow to `len` bytes.
+    pub(crate) fn reserve(&mut self, len: u64) {
+        if let Backing::Contiguous { store, offset } = &mut self.backing {
+            store.reserve(offset.saturating_add(len));
+        }
+    }
+
+    /// Whether changes to this contiguous frame are written in the crash-safe order
+    /// ([`ByteStore::ordered_writes`]: files, not memory or user backends).
+    pub(crate) fn ordered_writes(&self) -> bool {
+        match &self.backing {
+            Backing::Contiguous { store, .. } => store.ordered_writes(),
+            Backing::Sparse { .. } => false,
+        }
+    }
+
+    /// The `len` bytes at offset `at` of the data section of a contiguous frame.
+    pub(crate) fn read_data(&self, at: i64, len: i64) -> Result<Vec<u8>> {
+        let Backing::Contiguous { store, offset } = &self.backing else {
+            return Err(Error::FrameType);
+        };
+        let (Ok(at), Ok(len)) = (u64::try_from(at), usize::try_from(len)) else {
+            return Err(Error::InvalidParam);
+        };
+        read_vec(&**store, offset + self.header.header_len as u64 + at, len)
+    }
+
+    /// Writes `chunk` at offset `at` of the data section of a contiguous frame.
+    pub(crate) fn write_in_data(&mut self, at: i64, chunk: &[u8]) -> Result<()> {
+        let Backing::Contiguous { store, offset } = &mut self.backing else {
+            return Err(Error::FrameType);
+        };
+        store.write_at(*offset + self.header.header_len as u64 + at as u64, chunk)
+    }
+}
+
+/// Where the parts of a contiguous frame are: its header length, uncompressed and stored
+/// sizes (the data section is `cbytes` long, the offsets index follows) and its length.
+#[derive(Debug, Clone, Copy)]
+struct Sizes {
+    header_len: i64,
+    nbytes: i64,
+    cbytes: i64,
+    frame_len: i64,
+}
+
+impl Sizes {
+    fn of(h: &FrameHeader) -> Sizes {
+        Sizes {
+            header_len: h.header_len as i64,
+            nbytes: h.nbytes,
+            cbytes: h.cbytes,
+            frame_len: h.frame_len,
+        }
+    }
+}
+
+/// The new state of a contiguous frame, as `commit` made it.
+struct FrameParts<'a> {
+    /// The encoded header.
+    header: &'a [u8],
+    /// New bytes of the data section: from this offset on, the data section is these bytes.
+    edit: Option<(i64, &'a [u8])>,
+    /// The chunk offsets `off_chunk` encodes.
+    offsets: &'a [i64],
+    /// Where the offsets index goes (from the frame's start).
+    off_pos: i64,
+    off_chunk: &'a [u8],
+    trailer: &'a [u8],
+}
+
+/// Sets the stored size and frame length fields of an encoded header.
+fn patch_header(header: &mut [u8], cbytes: i64, frame_len: i64) {
+    header[header::POS_CBYTES..header::POS_CBYTES + 8].copy_from_slice(&cbytes.to_be_bytes());
+    header[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
+        .copy_from_slice(&frame_len.to_be_bytes());
+}
+
+/// Writes the new state of the contiguous frame at `base` of `store` (the frame there is in
+/// state `old`) so that a writer killed before any of its writes leaves a frame that opens as
+/// the old state or the new one, and ends with the bytes `write_frame` writes.
+///
+/// The final places of the new chunk, index and trailer overlap the old index and trailer (and,
+/// for an update, the old chunks after the one replaced). So one state is first made readable
+/// from bytes past both the old and the new frame end, `far`, by a header whose stored size
+/// (`cbytes`) reaches there: the bytes between are then data no offset points to. Either the
+/// old state (its index and trailer copied to `far`: when the change writes nothing in the old
+/// data section) or the new one (the changed data, an index pointing into that copy, and the
+/// trailer at `far`: an update that moves chunks, or a frame without chunks before). Then the
+/// new state is written in its final place, which only overwrites bytes that header does not
+/// use, the final header is written, and the store is cut at the new end. Each header is one
+/// write of a few hundred bytes.
+fn write_frame_safely(
+    store: &mut dyn ByteStore,
+    base: u64,
+    old: Sizes,
+    new: Sizes,
+    parts: FrameParts<'_>,
+) -> Result<()> {
+    let hl = new.header_len;
+    let end = base + new.frame_len as u64;
+    if hl != old.header_len || (old.nbytes == 0 && new.nbytes == 0) {
+        // No chunk before or after (a header only changes size without stored data, and a
+        // frame without chunks keeps its trailer right after the header): the whole frame is
+        // a few hundred bytes, written at once.
+        if parts.edit.is_some() || parts.off_pos != hl {
+            write_edit(store, base + hl as u64, parts.edit)?;
+            return write_frame(
+                store,
+                base,
+                parts.header,
+                parts.off_pos,
+                parts.off_chunk,
+                parts.trailer,
+            );
+        }
+        let mut whole = Vec::with_capacity(new.frame_len as usize);
+        whole.extend_from_slice(parts.header);
+        whole.extend_from_slice(parts.off_chunk);
+        whole.extend_from_slice(parts.trailer);
+        store.write_at(base, &whole)?;
+        return store.truncate(end);
+    }
+    let far = old.frame_len.max(new.frame_len);
+    let keeps_old_data = parts.edit.is_none_or(|(at, _)| at >= old.cbytes);
+    if keeps_old_data && old.nbytes > 0 {
+        // The old state, its index and trailer copied past both ends.
+        let from = hl + old.cbytes;
+        let old_tail = read_vec(store, base + from as u64, (old.frame_len - from) as usize)?;
+        store.write_at(base + far as u64, &old_tail)?;
+        let mut mid = read_vec(store, base, hl as usize)?;
+        patch_header(&mut mid, far - hl, far + old_tail.len() as i64);
+        store.write_at(base, &mid)?;
+    } else {
+        // The new state, its changed data copied past both ends.
+        let (at, data) = parts.edit.unwrap_or((new.cbytes, &[]));
+        if !data.is_empty() {
+            store.write_at(base + far as u64, data)?;
+        }
+        let shift = far - hl - at;
+        let moved: Vec<i64> = parts
+            .offsets
+            .iter()
+            .map(|&o| if o >= at { o + shift } else { o })
+            .collect();
+        let mut index = if moved.is_empty() {
+            Vec::new()
+        } else {
+            offsets::encode(&moved)?
+        };
+        index.extend_from_slice(parts.trailer);
+        let index_at = far + data.len() as i64;
+        store.write_at(base + index_at as u64, &index)?;
+        let mut shadow = parts.header.to_vec();
+        patch_header(&mut shadow, index_at - hl, index_at + index.len() as i64);
+        store.write_at(base, &shadow)?;
+    }
+    write_edit(store, base + hl as u64, parts.edit)?;
+    let mut index = Vec::with_capacity(parts.off_chunk.len() + parts.trailer.len());
+    index.extend_from_slice(parts.off_chunk);
+    index.extend_from_slice(parts.trailer);
+    store.write_at(base + parts.off_pos as u64, &index)?;
+    store.write_at(base, parts.header)?;
+    store.truncate(end)
+}
+
+/// Writes the changed bytes of a data section that starts at `data_at`.
+fn write_edit(store: &mut dyn ByteStore, data_at: u64, edit: Option<(i64, &[u8])>) -> Result<()> {
+    match edit {
+        Some((at, bytes)) => store.write_at(data_at + at as u64, bytes),
+        None => Ok(()),
+    }
+}
+
+/// Replaces the file at `path` with one holding `bytes`: written under a temporary name next
+/// to it and renamed over it, so that the path names the old file or the new one, whole.
+fn replace_file(io: &dyn Io, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    {
+        let mut f = io.open(&tmp, OpenMode::Create)?;
+        f.write_at(0, bytes)?;
+    }
+    io.rename(&tmp, path)
+}
+
+/// Writes header, offsets chunk and trailer of a frame at `base`, then cuts the store there.
+fn write_frame(
+    store: &mut dyn ByteStore,
+    base: u64,
+    header: &[u8],
+    off_pos: i64,
+    off_chunk: &[u8],
+    trailer: &[u8],
+) -> Result<()> {
+    let off_at = base + off_pos as u64;
+    store.write_at(off_at, off_chunk)?;
+    let trailer_at = off_at + off_chunk.len() as u64;
+    store.write_at(trailer_at, trailer)?;
+    store.truncate(trailer_at + trailer.len() as u64)?;
+    store.write_at(base, header)
+}
