@@ -94,11 +94,7 @@ impl Schunk {
         header.chunksize = chunksize;
         header.nbytes = self.nbytes + nbytes as i64;
         self.mark_list_changed(at as usize);
-        let commit = Commit {
-            header,
-            metas: &self.metas,
-            vlmetas: &self.vlmetas,
-        };
+        let commit = Commit::new(header, &self.metas, &self.vlmetas);
         self.cbytes = self
             .chunks
             .insert(at as usize, chunk, special, self.cbytes, commit)?;
@@ -154,11 +150,7 @@ impl Schunk {
         header.chunksize = chunksize;
         header.nbytes = self.nbytes + nbytes as i64 - old_nbytes;
         self.mark_list_changed(i);
-        let commit = Commit {
-            header,
-            metas: &self.metas,
-            vlmetas: &self.vlmetas,
-        };
+        let commit = Commit::new(header, &self.metas, &self.vlmetas);
         self.cbytes = self
             .chunks
             .replace(i, chunk, special, old_cbytes, self.cbytes, commit)?;
@@ -177,11 +169,7 @@ impl Schunk {
         let mut header = self.frame_header();
         header.nbytes = self.nbytes - old_h.nbytes as i64;
         self.mark_list_changed(i);
-        let commit = Commit {
-            header,
-            metas: &self.metas,
-            vlmetas: &self.vlmetas,
-        };
+        let commit = Commit::new(header, &self.metas, &self.vlmetas);
         self.cbytes = self
             .chunks
             .delete(i, old_h.cbytes as i64, self.cbytes, commit)?;
@@ -208,11 +196,7 @@ impl Schunk {
         }
         let header = self.frame_header();
         self.mark_list_changed(0);
-        let commit = Commit {
-            header,
-            metas: &self.metas,
-            vlmetas: &self.vlmetas,
-        };
+        let commit = Commit::new(header, &self.metas, &self.vlmetas);
         self.chunks.reorder(&permutation, commit)?;
         Ok(())
     }

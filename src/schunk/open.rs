@@ -160,17 +160,36 @@ impl Schunk {
             ..storage_base
         };
         let sparse = frame.is_sparse();
-        let mut sc = Schunk::bare(storage, Chunks::Frame(frame))?;
+        let mut sc = Schunk::bare(storage, Chunks::List(Vec::new()))?;
         sc.lock = Schunk::frame_lock(&sc.storage, sparse);
-        sc.chunksize = h.chunksize;
-        sc.blocksize = h.blocksize;
-        sc.nbytes = h.nbytes;
-        sc.cbytes = h.cbytes;
-        sc.flags2 = flags2;
-        sc.metas = metas;
-        sc.vlmetas = vlmetas;
+        sc.take_opened(Opened {
+            frame,
+            metas,
+            vlmetas,
+            flags2,
+        });
         sc.refresh_layout()?;
         Ok(sc)
+    }
+
+    /// Takes in a frame just opened: its chunks, the counters its header gives, its flags2 and
+    /// its metalayers (the parameters stay the super-chunk's).
+    pub(super) fn take_opened(&mut self, opened: Opened) {
+        let Opened {
+            frame,
+            metas,
+            vlmetas,
+            flags2,
+        } = opened;
+        let h = frame.header();
+        self.chunksize = h.chunksize;
+        self.blocksize = h.blocksize;
+        self.nbytes = h.nbytes;
+        self.cbytes = h.cbytes;
+        self.flags2 = flags2;
+        self.metas = metas;
+        self.vlmetas = vlmetas;
+        self.chunks = Chunks::Frame(frame);
     }
 
     /// Opens the super-chunk in a cframe buffer. `copy` false keeps the buffer shared (no

@@ -5,7 +5,7 @@ use std::sync::RwLock;
 
 use super::{Chunks, Schunk};
 use crate::frame::lock::LockGuard;
-use crate::frame::{Frame, Opened};
+use crate::frame::Frame;
 use crate::Result;
 
 /// Read calls hold this shared while they use a super-chunk; a read call that must re-read a
@@ -152,21 +152,8 @@ impl Schunk {
         let (Some(path), Chunks::Frame(f)) = (&self.storage.urlpath, &self.chunks) else {
             return Ok(false);
         };
-        let Opened {
-            frame,
-            metas,
-            vlmetas,
-            flags2,
-        } = Frame::open(self.storage.io.clone(), path, f.file_offset())?;
-        let h = frame.header();
-        self.chunksize = h.chunksize;
-        self.blocksize = h.blocksize;
-        self.nbytes = h.nbytes;
-        self.cbytes = h.cbytes;
-        self.flags2 = flags2;
-        self.metas = metas;
-        self.vlmetas = vlmetas;
-        self.chunks = Chunks::Frame(frame);
+        let opened = Frame::open(self.storage.io.clone(), path, f.file_offset())?;
+        self.take_opened(opened);
         self.change_tick += 1;
         if let Some(l) = &self.lock {
             l.clear_stale();

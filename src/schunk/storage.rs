@@ -28,6 +28,16 @@ pub(super) struct Commit<'a> {
     pub vlmetas: &'a [Meta],
 }
 
+impl<'a> Commit<'a> {
+    pub(super) fn new(header: FrameHeader, metas: &'a [Meta], vlmetas: &'a [Meta]) -> Self {
+        Commit {
+            header,
+            metas,
+            vlmetas,
+        }
+    }
+}
+
 /// What replacing or deleting a chunk of an in-memory list takes off the super-chunk's cbytes:
 /// c-blosc2 counts a chunk of exactly MAX_OVERHEAD bytes (a header-only special chunk, such
 /// as b2nd_empty's) as 0 there, although appending it added its 32 bytes; a b2nd array filled
