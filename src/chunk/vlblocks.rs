@@ -11,7 +11,8 @@ use super::scratch::with_scratch;
 use crate::codecs::{self, Dict};
 use crate::{Error, Result};
 
-/// Compresses `blocks` into one VL-block chunk in `dst`; returns its size (0 if it does not fit).
+/// Compresses `blocks` into one VL-block chunk in `dst`; returns its size (0 if it does not fit,
+/// [`Error::MaxBufsizeExceeded`] if `dst` is shorter than the largest chunk header).
 pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<usize> {
     if blocks.is_empty() || blocks.iter().any(|b| b.is_empty()) {
         return Err(Error::InvalidParam);
@@ -21,6 +22,11 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
     super::compress::validate(params)?;
     let total: usize = blocks.iter().map(|b| b.len()).sum();
     if total as i64 > MAX_BUFFERSIZE {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    // As for regular chunks, a destination that cannot hold the largest header is refused
+    // (c-blosc2 checks it when it sets up the context).
+    if dst.len() < MAX_OVERHEAD {
         return Err(Error::MaxBufsizeExceeded);
     }
     let typesize: i32 = if params.typesize > MAX_TYPESIZE as i32 || params.typesize <= 0 {

@@ -13,7 +13,8 @@ use crate::Error;
 /// variable-length-block chunk written to `dest` (room for `destsize` bytes), with compression
 /// context `context`: each buffer becomes one block. Returns the chunk size, 0 when it does not
 /// fit, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a
-/// non-positive `nblocks` or a negative size, a codec error).
+/// non-positive `nblocks` or a negative size, BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED when `destsize`
+/// is below BLOSC2_MAX_OVERHEAD, a codec error).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     context: *mut blosc2_context_s,
