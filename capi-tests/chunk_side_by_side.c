@@ -258,6 +258,18 @@ static void global_errors(void) {
   printf("blosc1_getitem(10, 5)=%d %s\n", got, memcmp(out, src + 40, 20) == 0 ? "ok" : "WRONG");
   printf("blosc1_decompress=%d\n", blosc1_decompress(chunk, out, 4000));
   printf("blosc1_decompress small=%d\n", blosc1_decompress(chunk, out, 100));
+  /* A negative destsize (or a size_t that turns negative as int32_t) is too small even for a
+   * chunk of 0 bytes; 0 is enough for it. */
+  uint8_t empty_chunk[100];
+  int empty = blosc2_compress(5, 1, 4, src, 0, empty_chunk, 100);
+  printf("empty chunk=%d decompress destsize -1=%d 0=%d\n", empty,
+         blosc2_decompress(empty_chunk, empty, out, -1), blosc2_decompress(empty_chunk, empty, out, 0));
+  printf("blosc1_decompress empty SIZE_MAX=%d 2^32=%d\n", blosc1_decompress(empty_chunk, out, (size_t)-1),
+         blosc1_decompress(empty_chunk, out, (size_t)1 << 32));
+  printf("decompress destsize -1=%d\n", blosc2_decompress(chunk, rc, out, -1));
+  blosc2_context *dctx = blosc2_create_dctx(BLOSC2_DPARAMS_DEFAULTS);
+  printf("decompress_ctx empty destsize -1=%d\n", blosc2_decompress_ctx(dctx, empty_chunk, empty, out, -1));
+  blosc2_free_ctx(dctx);
 
   /* corrupted headers */
   uint8_t bad[4100];
@@ -405,6 +417,9 @@ static void vl_chunks(void) {
   printf("getitem_ctx of a VL chunk=%d\n", blosc2_getitem_ctx(d, chunk, n, 0, 2, flat, 200));
   printf("vlcompress with dctx=%d\n", blosc2_vlcompress_ctx(d, srcs, sizes, 4, chunk, sizeof chunk));
   printf("vlcompress nblocks 0=%d\n", blosc2_vlcompress_ctx(c, srcs, sizes, 0, chunk, sizeof chunk));
+  /* A destination shorter than BLOSC2_MAX_OVERHEAD (32 bytes; c-blosc2 3.3.5 crashes at exactly 32). */
+  for (int ds = -1; ds <= 31; ds += 16)
+    printf("vlcompress destsize %d=%d\n", ds, blosc2_vlcompress_ctx(c, srcs, sizes, 4, chunk, ds));
   uint8_t regular[200];
   int m = blosc2_compress_ctx(c, blocks[3], (int32_t)strlen(blocks[3]), regular, sizeof regular);
   printf("vlchunk_get_nblocks of a regular chunk=%d\n", blosc2_vlchunk_get_nblocks(regular, m, &nblocks));

@@ -136,6 +136,17 @@ pub(crate) fn len_or_empty(size: i64) -> usize {
     size.max(0) as usize
 }
 
+/// What a decompression into a buffer of `destsize` bytes returns, given what it returned with
+/// that size read as [`len_or_empty`]: c-blosc2 compares `destsize` with the chunk's
+/// uncompressed size as signed numbers once the header is read, so a negative one is too small
+/// even for an empty chunk (BLOSC2_ERROR_WRITE_BUFFER); errors found before stay as they are.
+pub(crate) fn refuse_negative_dest(destsize: i64, decompressed: Result<c_int>) -> Result<c_int> {
+    match decompressed {
+        Ok(_) if destsize < 0 => Err(Error::WriteBuffer),
+        other => other,
+    }
+}
+
 /// `len` items read from `p`: empty for a zero length (whatever `p`), `InvalidParam` for a
 /// negative one, `NullPointer` for NULL with a positive one.
 ///

@@ -7,7 +7,7 @@ use libc::{c_int, c_void};
 
 use super::buffers::len_of;
 use super::env::{apply_cctx_env, env_nthreads};
-use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes};
+use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
 use crate::capi::params::{self, dparams_from_c, Context, OwnedContext};
 use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref};
 use crate::capi::types::*;
@@ -219,7 +219,8 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
             .lazy_blocks
             .as_deref()
             .map(|l| l as &dyn decompress::LazyBlocks);
-        len_of(decompressor.decompress_with(src, dst, mask.as_deref(), lazy)?)
+        let decompressed = decompressor.decompress_with(src, dst, mask.as_deref(), lazy);
+        refuse_negative_dest(destsize as i64, len_of(decompressed?))
     })
 }
 

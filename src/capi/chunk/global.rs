@@ -9,7 +9,7 @@ use super::context::{create_cctx, getitem_items};
 use super::env::{
     build_filters, env, env_delta, env_int, env_nthreads, env_shuffle, env_splitmode, leading_int,
 };
-use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes};
+use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
 use crate::capi::params::{cparams_from_c, dparams_from_c};
 use crate::capi::types::*;
 use crate::chunk::header::{ChunkHeader, MAX_BUFFERSIZE, MAX_OVERHEAD};
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn blosc2_decompress(
                 out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
-        global_decompress(src, dst)
+        refuse_negative_dest(destsize as i64, global_decompress(src, dst))
     })
 }
 
@@ -263,14 +263,17 @@ pub unsafe extern "C" fn blosc1_decompress(
 ) -> c_int {
     entry(|| {
         // The blosc1 call has no source size: the header's cbytes is trusted, as c-blosc2 does.
+        // Its destsize goes on as an int32_t, as c-blosc2 passes it (a size_t of 2^31 or more
+        // turns negative there).
+        let destsize = destsize as i32;
         // SAFETY: src is a complete chunk and dest holds destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
                 whole_chunk(src)?,
-                out_bytes(dest, len_or_empty(destsize.min(i32::MAX as usize) as i64))?,
+                out_bytes(dest, len_or_empty(destsize as i64))?,
             )
         };
-        global_decompress(src, dst)
+        refuse_negative_dest(destsize as i64, global_decompress(src, dst))
     })
 }
 
