@@ -36,6 +36,7 @@ enum target {
   B2ND_META,        /* b2nd_deserialize_meta on the metalayer content alone */
   SFRAME_INDEX,     /* sparse frame directory with a mutated index file (chunks.b2frame) */
   SFRAME_CHUNK,     /* sparse frame directory with a mutated 00000000.chunk */
+  SPECIAL_MAKE,     /* blosc2_chunk_zeros/nans/uninit/repeatval with a bad size (.start says which) */
 };
 
 enum anchor { AT_START, AT_END, AT_B2ND_META };
@@ -127,6 +128,13 @@ static const struct row rows[] = {
      .edits = {LE(4, 4, -1)}},
     {ROW("chunk validate cbytes > len", CHUNK_VALIDATE), .nedits = 1,
      .edits = {LE(12, 4, 1 << 30)}},
+    /* ---- special-value chunks made with bad sizes ---- */
+    {ROW("special zeros nbytes negative", SPECIAL_MAKE), .start = 0},
+    {ROW("special nans nbytes negative", SPECIAL_MAKE), .start = 1},
+    {ROW("special uninit nbytes negative", SPECIAL_MAKE), .start = 2},
+    {ROW("special repeatval nbytes negative", SPECIAL_MAKE), .start = 3},
+    {ROW("special repeatval typesize negative", SPECIAL_MAKE), .start = 4},
+    {ROW("special repeatval nbytes not multiple", SPECIAL_MAKE), .start = 5},
     /* ---- frame header ---- */
     {ROW("frame ok", FRAME_BUFFER)},
     {ROW("frame len 0", FRAME_BUFFER), .truncate = true, .keep = 0},
@@ -471,6 +479,18 @@ static void run_row(const struct row *r) {
     spill(file, buf, len);
     print_schunk(blosc2_schunk_open(path));
     break;
+  }
+  case SPECIAL_MAKE: {
+    blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
+    cparams.typesize = r->start == 4 ? -1 : 4;
+    int32_t value = 7, nbytes = r->start == 5 ? 18 : r->start == 4 ? 16 : -4;
+    int rc;
+    if (r->start == 0) rc = blosc2_chunk_zeros(cparams, nbytes, out, sizeof out);
+    else if (r->start == 1) rc = blosc2_chunk_nans(cparams, nbytes, out, sizeof out);
+    else if (r->start == 2) rc = blosc2_chunk_uninit(cparams, nbytes, out, sizeof out);
+    else rc = blosc2_chunk_repeatval(cparams, nbytes, out, sizeof out, &value);
+    printf("%d\n", rc);
+    return;
   }
   default:
     fail("target");
