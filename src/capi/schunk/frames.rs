@@ -53,14 +53,23 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
         }
         let len = usize::try_from(len).map_err(|_| Error::InvalidParam)?;
         SchunkHandle::create(default_io(), |_| {
-            if copy {
-                // SAFETY: cframe holds len bytes per the API.
-                let bytes = unsafe { in_slice(cframe, len) }?.to_vec();
-                Schunk::from_buffer(Arc::new(bytes), true)
-            } else {
-                let shared: SharedBytes = Arc::new(CBuffer { ptr: cframe, len });
-                Schunk::from_buffer(shared, false)
+            let shared: SharedBytes = Arc::new(CBuffer { ptr: cframe, len });
+            if !copy {
+                return Schunk::from_buffer(shared, false);
             }
+            // A copy is read from the caller's buffer during this call only: the super-chunk
+            // copies each chunk out of it (as c-blosc2 does), with no copy of the whole frame
+            // first. Should anything still hold the buffer afterwards, the copy is made from a
+            // private copy of the frame instead, since the caller may free it at once.
+            let during_call = Arc::clone(&shared);
+            let sc = Schunk::from_buffer(shared, true)?;
+            if Arc::strong_count(&during_call) == 1 {
+                return Ok(sc);
+            }
+            drop(sc);
+            // SAFETY: cframe holds len bytes per the API.
+            let bytes = unsafe { in_slice(cframe, len) }?.to_vec();
+            Schunk::from_buffer(Arc::new(bytes), true)
         })
     })
 }
