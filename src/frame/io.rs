@@ -9,6 +9,7 @@
 //! once; writes take `&mut self`.
 
 use std::fs::{File, OpenOptions};
+use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -45,6 +46,40 @@ pub trait ByteStore: Send + Sync {
     fn size(&self) -> Result<u64>;
     /// Reads up to `buf.len()` bytes at `pos`; returns how many were read (short at the end).
     fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize>;
+    /// Fills `buf` with the bytes at `pos` and returns it initialised, or fails with
+    /// `FileRead` if the store ends before. `buf` need not be initialised: files read into it
+    /// directly, so that nothing is zeroed first (c-blosc2 reads chunks into malloc'd memory,
+    /// and zeroing a chunk before reading it cost as much as the read).
+    fn read_exact_uninit<'b>(
+        &self,
+        pos: u64,
+        buf: &'b mut [MaybeUninit<u8>],
+    ) -> Result<&'b mut [u8]> {
+        for b in buf.iter_mut() {
+            b.write(0);
+        }
+        // SAFETY: every byte of buf was initialised just above.
+        let buf = unsafe { &mut *(buf as *mut [MaybeUninit<u8>] as *mut [u8]) };
+        let mut done = 0;
+        while done < buf.len() {
+            let n = self.read_at(pos + done as u64, &mut buf[done..])?;
+            if n == 0 {
+                return Err(Error::FileRead);
+            }
+            done += n;
+        }
+        Ok(buf)
+    }
+    /// Appends the `len` bytes at `pos` to `out` (see [`ByteStore::read_exact_uninit`]), or
+    /// fails with `FileRead`, leaving `out` as it was.
+    fn read_exact_append(&self, pos: u64, len: usize, out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
+        out.reserve(len);
+        self.read_exact_uninit(pos, &mut out.spare_capacity_mut()[..len])?;
+        // SAFETY: read_exact_uninit initialised the `len` bytes after the former length.
+        unsafe { out.set_len(start + len) };
+        Ok(())
+    }
     /// Writes all of `data` at `pos`, growing the store if needed.
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;
     /// Sets the size to `len` bytes.
@@ -145,8 +180,8 @@ pub fn read_exact_at(store: &dyn ByteStore, pos: u64, buf: &mut [u8]) -> Result<
 
 /// Reads `len` bytes at `pos` into a new vector.
 pub fn read_vec(store: &dyn ByteStore, pos: u64, len: usize) -> Result<Vec<u8>> {
-    let mut v = vec![0u8; len];
-    read_exact_at(store, pos, &mut v)?;
+    let mut v = Vec::with_capacity(len);
+    store.read_exact_append(pos, len, &mut v)?;
     Ok(v)
 }
 
@@ -271,6 +306,39 @@ impl ByteStore for FileStore {
                 Err(_) => return Err(Error::FileRead),
             }
         }
+    }
+
+    #[cfg(unix)]
+    fn read_exact_uninit<'b>(
+        &self,
+        pos: u64,
+        buf: &'b mut [MaybeUninit<u8>],
+    ) -> Result<&'b mut [u8]> {
+        use std::os::fd::AsRawFd;
+        let mut done = 0;
+        while done < buf.len() {
+            let rest = &mut buf[done..];
+            let at = libc::off_t::try_from(pos + done as u64).map_err(|_| Error::FileRead)?;
+            // SAFETY: pread writes at most `rest.len()` bytes into `rest`, memory the caller
+            // lent us exclusively; it never reads from it.
+            let n = unsafe {
+                libc::pread(
+                    self.file.as_raw_fd(),
+                    rest.as_mut_ptr().cast(),
+                    rest.len(),
+                    at,
+                )
+            };
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            if n <= 0 {
+                return Err(Error::FileRead);
+            }
+            done += n as usize;
+        }
+        // SAFETY: the preads above initialised every byte of buf.
+        Ok(unsafe { &mut *(buf as *mut [MaybeUninit<u8>] as *mut [u8]) })
     }
 
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {

@@ -15,6 +15,7 @@ mod write;
 
 use std::borrow::Cow;
 use std::cell::Cell;
+use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -53,6 +54,14 @@ pub(crate) enum Backing {
 }
 
 /// A chunk [`Frame::locate_chunk`] found.
+/// A chunk as [`Frame::chunk_into`] gives it.
+pub enum ChunkBytes<'a, 'b> {
+    /// In memory (borrowed from the frame or the chunk list) or made (a special chunk).
+    Stored(Cow<'a, [u8]>),
+    /// Read from disk into the caller's buffer.
+    Read(&'b [u8]),
+}
+
 enum Located<'a> {
     /// Borrowed from a frame in memory, or made (a special chunk).
     Ready(Cow<'a, [u8]>),
@@ -407,9 +416,35 @@ impl Frame {
         match self.locate_chunk(n)? {
             Located::Ready(c) => Ok(c),
             Located::Disk(d) => {
-                let mut v = vec![0u8; d.len];
-                self.read_located(&d, &mut v)?;
+                // Read into fresh memory without zeroing it first (see ByteStore's
+                // read_exact_append).
+                let known = d.head_len.min(d.len);
+                let mut v = Vec::with_capacity(d.len);
+                v.extend_from_slice(&d.head[..known]);
+                if d.len > known {
+                    let store = d.file.as_deref().unwrap_or(self.main_store().0);
+                    store.read_exact_append(d.pos + known as u64, d.len - known, &mut v)?;
+                }
                 Ok(Cow::Owned(v))
+            }
+        }
+    }
+
+    /// Chunk `n` as [`Frame::chunk`] gives it, except that a chunk on disk is read into the
+    /// buffer `alloc` returns for its length (one the caller hands on as it is, e.g. to C),
+    /// without being zeroed first.
+    pub fn chunk_into<'b>(
+        &self,
+        n: i64,
+        alloc: &mut dyn FnMut(usize) -> Result<&'b mut [MaybeUninit<u8>]>,
+    ) -> Result<ChunkBytes<'_, 'b>> {
+        match self.locate_chunk(n)? {
+            Located::Ready(c) => Ok(ChunkBytes::Stored(c)),
+            Located::Disk(d) => {
+                let store = d.file.as_deref().unwrap_or(self.main_store().0);
+                // The header is read again with the rest: one read, from the page cache.
+                let buf = alloc(d.len)?;
+                Ok(ChunkBytes::Read(store.read_exact_uninit(d.pos, buf)?))
             }
         }
     }

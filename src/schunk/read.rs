@@ -1,9 +1,11 @@
 //! Reading chunks: whole, lazily from a frame on disk, decompressed.
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
 use super::{Chunks, Schunk};
 use crate::chunk::ChunkHeader;
+use crate::frame::ChunkBytes;
 use crate::{Error, Result};
 
 impl Schunk {
@@ -21,6 +23,18 @@ impl Schunk {
         let _held = self.hold(false)?;
         let i = self.index(nchunk)?;
         self.chunks.get(i)
+    }
+
+    /// Like `get_chunk`, but a chunk read from disk goes into the buffer `alloc` returns for its
+    /// length (one the caller hands on as it is), not into a zeroed vector of its own.
+    pub fn get_chunk_into<'b>(
+        &self,
+        nchunk: i64,
+        alloc: &mut dyn FnMut(usize) -> Result<&'b mut [MaybeUninit<u8>]>,
+    ) -> Result<ChunkBytes<'_, 'b>> {
+        let _held = self.hold(false)?;
+        let i = self.index(nchunk)?;
+        self.chunks.get_into(i, alloc)
     }
 
     /// Like `get_chunk`, but a chunk of a frame on disk comes back lazy (see

@@ -4,11 +4,12 @@
 //! (as c-blosc2 does).
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::ChunkHeader;
 use crate::frame::offsets::{encode_with_room, special_offset};
-use crate::frame::{Frame, FrameHeader, Meta};
+use crate::frame::{ChunkBytes, Frame, FrameHeader, Meta};
 use crate::Result;
 
 /// Where the chunks of a super-chunk are.
@@ -69,6 +70,19 @@ impl Chunks {
         match self {
             Chunks::List(l) => Ok(Cow::Borrowed(&l[i])),
             Chunks::Frame(f) => f.chunk(i as i64),
+        }
+    }
+
+    /// Chunk `i` (checked by the caller) as [`Frame::chunk_into`] gives it: one on disk is read
+    /// into the buffer `alloc` returns.
+    pub(super) fn get_into<'b>(
+        &self,
+        i: usize,
+        alloc: &mut dyn FnMut(usize) -> Result<&'b mut [MaybeUninit<u8>]>,
+    ) -> Result<ChunkBytes<'_, 'b>> {
+        match self {
+            Chunks::List(l) => Ok(ChunkBytes::Stored(Cow::Borrowed(&l[i]))),
+            Chunks::Frame(f) => f.chunk_into(i as i64, alloc),
         }
     }
 

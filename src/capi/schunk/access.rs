@@ -1,6 +1,7 @@
 //! Argument helpers of the super-chunk functions and the locking/refresh sequence every call on a shared frame goes through (lock, refresh if stale, operate, unlock).
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 use std::path::PathBuf;
 
 use libc::{c_char, c_int};
@@ -8,6 +9,7 @@ use libc::{c_char, c_int};
 use super::handle::{handle_mut, schunk_ref};
 use crate::capi::ffi::{c_str, entry, in_slice, malloc_copy};
 use crate::capi::types::*;
+use crate::frame::ChunkBytes;
 use crate::schunk::Schunk;
 use crate::{Error, Result};
 
@@ -55,6 +57,59 @@ pub(super) unsafe fn give_chunk(
         }
         if !needs_free.is_null() {
             *needs_free = free;
+        }
+    }
+    Ok(len)
+}
+
+/// Hands chunk `nchunk` of `s` to C as [`give_chunk`] does; one read from disk goes straight
+/// into the malloc'd buffer C receives (as c-blosc2 reads it), with no copy.
+///
+/// # Safety
+/// `chunk` and `needs_free` are NULL or writable.
+pub(super) unsafe fn give_chunk_read(
+    s: &Schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> Result<c_int> {
+    let mut malloced: *mut u8 = std::ptr::null_mut();
+    let got = s.get_chunk_into(nchunk, &mut |len| {
+        // SAFETY: a plain allocation of at least one byte; NULL is checked.
+        let p = unsafe { libc::malloc(len.max(1)) }.cast::<u8>();
+        if p.is_null() {
+            return Err(Error::MemoryAlloc);
+        }
+        malloced = p;
+        // SAFETY: p is a fresh allocation of len bytes, lent as uninitialised bytes until
+        // the chunk is read into it; nothing else refers to it.
+        Ok(unsafe { std::slice::from_raw_parts_mut(p.cast::<MaybeUninit<u8>>(), len) })
+    });
+    let read = match got {
+        Ok(ChunkBytes::Stored(c)) => {
+            // SAFETY: forwarded contract.
+            return unsafe { give_chunk(c, chunk, needs_free) };
+        }
+        Ok(ChunkBytes::Read(bytes)) => {
+            c_int::try_from(bytes.len()).map_err(|_| Error::MaxBufsizeExceeded)
+        }
+        Err(e) => Err(e),
+    };
+    let Ok(len) = read else {
+        // SAFETY: NULL or our own allocation, not handed out.
+        unsafe { libc::free(malloced.cast()) };
+        return read;
+    };
+    // SAFETY: NULL-checked outputs, writable per the contract.
+    unsafe {
+        if chunk.is_null() {
+            // Nobody to hand it to.
+            libc::free(malloced.cast());
+        } else {
+            *chunk = malloced;
+        }
+        if !needs_free.is_null() {
+            *needs_free = true;
         }
     }
     Ok(len)

@@ -3,7 +3,7 @@
 use libc::{c_int, c_void};
 
 use super::access::{
-    change_shared_frame, give_chunk, known_chunk, modify, read, read_shared_frame,
+    change_shared_frame, give_chunk, give_chunk_read, known_chunk, modify, read, read_shared_frame,
     store_given_chunk, to_c_int,
 };
 use super::handle::{chunk_source, handle, handle_mut, schunk_mut, set_current_nchunk};
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
             read_shared_frame(
                 schunk,
                 |s| known_chunk(s, nchunk),
-                |s| give_chunk(s.get_chunk(nchunk)?, chunk, needs_free),
+                |s| give_chunk_read(s, nchunk, chunk, needs_free),
             )
         }
     })
