@@ -1,5 +1,7 @@
 //! The BLOSC_* environment variables c-blosc2 reads into the parameters of the global functions and of new contexts.
 
+use std::ffi::CStr;
+
 use libc::c_int;
 
 use crate::capi::types::*;
@@ -26,13 +28,21 @@ pub(super) fn leading_int(s: &str) -> i64 {
     }
 }
 
-pub(super) fn env(name: &str) -> Option<String> {
-    std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+/// The value of the environment variable `name`, read with `getenv` as c-blosc2 reads it (the
+/// global functions and context creation look at several variables on every call: through
+/// `std::env` each look made and freed a copy of the name).
+pub(super) fn env(name: &CStr) -> Option<String> {
+    // SAFETY: name is NUL-terminated; getenv returns NULL or a NUL-terminated string, which is
+    // copied at once (as c-blosc2 reads it at once).
+    unsafe {
+        let v = libc::getenv(name.as_ptr());
+        (!v.is_null()).then(|| CStr::from_ptr(v).to_string_lossy().into_owned())
+    }
 }
 
 /// BLOSC_SHUFFLE: the shuffle it names, None when unset or not recognised.
 pub(super) fn env_shuffle() -> Option<c_int> {
-    match env("BLOSC_SHUFFLE")?.as_str() {
+    match env(c"BLOSC_SHUFFLE")?.as_str() {
         "NOSHUFFLE" => Some(0),
         "SHUFFLE" => Some(1),
         "BITSHUFFLE" => Some(2),
@@ -42,7 +52,7 @@ pub(super) fn env_shuffle() -> Option<c_int> {
 
 /// BLOSC_DELTA: Some(true/false) for "1"/"0", None otherwise.
 pub(super) fn env_delta() -> Option<bool> {
-    match env("BLOSC_DELTA")?.as_str() {
+    match env(c"BLOSC_DELTA")?.as_str() {
         "1" => Some(true),
         "0" => Some(false),
         _ => None,
@@ -51,7 +61,7 @@ pub(super) fn env_delta() -> Option<bool> {
 
 /// BLOSC_SPLITMODE: the split mode it names.
 pub(super) fn env_splitmode() -> Option<i32> {
-    match env("BLOSC_SPLITMODE")?.as_str() {
+    match env(c"BLOSC_SPLITMODE")?.as_str() {
         "ALWAYS" => Some(ALWAYS_SPLIT),
         "NEVER" => Some(NEVER_SPLIT),
         "AUTO" => Some(AUTO_SPLIT),
@@ -61,13 +71,13 @@ pub(super) fn env_splitmode() -> Option<i32> {
 }
 
 /// A numeric variable's value when it satisfies `ok`.
-pub(super) fn env_int(name: &str, ok: impl Fn(i64) -> bool) -> Option<i64> {
+pub(super) fn env_int(name: &CStr, ok: impl Fn(i64) -> bool) -> Option<i64> {
     env(name).map(|v| leading_int(&v)).filter(|&v| ok(v))
 }
 
 /// BLOSC_NTHREADS, honoured when positive.
 pub(super) fn env_nthreads() -> Option<i16> {
-    env_int("BLOSC_NTHREADS", |v| v > 0).map(|v| v as i16)
+    env_int(c"BLOSC_NTHREADS", |v| v > 0).map(|v| v as i16)
 }
 
 /// The filter pipeline the blosc1-style `doshuffle` and delta flags stand for (c-blosc2 puts
@@ -87,7 +97,7 @@ pub(super) fn build_filters(doshuffle: c_int, delta: bool, typesize: i32, filter
 /// What `blosc2_create_cctx` takes from the environment, applied to the caller's cparams
 /// (c-blosc2 3.3.5 reads these on every context creation).
 pub(super) fn apply_cctx_env(c: &mut blosc2_cparams) {
-    if let Some(v) = env_int("BLOSC_TYPESIZE", |v| v > 0) {
+    if let Some(v) = env_int(c"BLOSC_TYPESIZE", |v| v > 0) {
         c.typesize = v as i32;
     }
     build_filters(
@@ -96,13 +106,13 @@ pub(super) fn apply_cctx_env(c: &mut blosc2_cparams) {
         c.typesize,
         &mut c.filters,
     );
-    if let Some(v) = env_int("BLOSC_CLEVEL", |v| v >= 0) {
+    if let Some(v) = env_int(c"BLOSC_CLEVEL", |v| v >= 0) {
         c.clevel = v as u8;
     }
-    if let Some(name) = env("BLOSC_COMPRESSOR") {
+    if let Some(name) = env(c"BLOSC_COMPRESSOR") {
         c.compcode = names::code_of(&name).unwrap_or(-1) as u8;
     }
-    if let Some(v) = env_int("BLOSC_BLOCKSIZE", |v| v > 0) {
+    if let Some(v) = env_int(c"BLOSC_BLOCKSIZE", |v| v > 0) {
         c.blocksize = v as i32;
     }
     if let Some(n) = env_nthreads() {

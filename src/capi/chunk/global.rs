@@ -33,7 +33,7 @@ pub(super) fn global_compress(
     let mut clevel = clevel;
     let mut doshuffle = doshuffle;
     let mut typesize = typesize;
-    if let Some(v) = env_int("BLOSC_CLEVEL", |v| v >= 0) {
+    if let Some(v) = env_int(c"BLOSC_CLEVEL", |v| v >= 0) {
         clevel = v as c_int;
     }
     if let Some(s) = env_shuffle() {
@@ -42,10 +42,10 @@ pub(super) fn global_compress(
     if let Some(d) = env_delta() {
         global::set_delta(d);
     }
-    if let Some(v) = env_int("BLOSC_TYPESIZE", |v| v > 0) {
+    if let Some(v) = env_int(c"BLOSC_TYPESIZE", |v| v > 0) {
         typesize = v as i32;
     }
-    if let Some(name) = env("BLOSC_COMPRESSOR") {
+    if let Some(name) = env(c"BLOSC_COMPRESSOR") {
         match global::set_compressor(&name) {
             Ok(_) => {}
             Err(Some(e)) => return Err(e),
@@ -54,7 +54,7 @@ pub(super) fn global_compress(
             Err(None) => {}
         }
     }
-    if let Some(v) = env_int("BLOSC_BLOCKSIZE", |v| v > 0) {
+    if let Some(v) = env_int(c"BLOSC_BLOCKSIZE", |v| v > 0) {
         global::set_blocksize(v as usize);
     }
     if let Some(n) = env_nthreads() {
@@ -67,7 +67,7 @@ pub(super) fn global_compress(
     let mut filters = [0u8; 6];
     build_filters(doshuffle, s.delta, typesize, &mut filters);
 
-    if env("BLOSC_NOLOCK").is_some() {
+    if env(c"BLOSC_NOLOCK").is_some() {
         // c-blosc2 compresses through a temporary context here, built from the defaults
         // (so without the global block size, and always with the extended header).
         // SAFETY: returns a plain struct.
@@ -96,7 +96,7 @@ pub(super) fn global_compress(
         blocksize: s.blocksize.min(i32::MAX as usize) as i32,
         splitmode: s.splitmode,
         filters,
-        legacy_header: env("BLOSC_BLOSC1_COMPAT").is_some(),
+        legacy_header: env(c"BLOSC_BLOSC1_COMPAT").is_some(),
         ..cparams_from_c(&unsafe_defaults())
     };
     len_of(Compressor::new(params)?.compress(src, dst)?)
@@ -120,7 +120,7 @@ pub(super) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
     ensure_init();
     // Unlike compression, c-blosc2's decompression takes any value set (not only a positive
     // one) to blosc2_set_nthreads, which refuses one below 1.
-    if let Some(v) = env("BLOSC_NTHREADS") {
+    if let Some(v) = env(c"BLOSC_NTHREADS") {
         global::set_nthreads(leading_int(&v) as i16)?;
     }
     len_of(global_decompressor(global::nthreads())?.decompress(src, dst, None)?)
