@@ -16,7 +16,9 @@
  *            unaligned starts, along each axis), columns, boxes, to/from_cbuffer, to_cbuffer of
  *            a saved array; chunk/block ratios 1, 64, 4096; typesizes 1..16 and 300; codecs
  *   schunk   append / decompress every chunk / update / insert, in memory (contiguous or not),
- *            in a file and in a sparse directory
+ *            in a file and in a sparse directory; get_chunk and lazychunk + getitem_ctx of every
+ *            chunk on disk; from_buffer(copy) of an in-memory frame
+ *   calls    per-call costs: context creation, getitem and compression of small buffers
  * Every operation's output is checked; a wrong result exits with status 5. */
 #define _GNU_SOURCE
 #include <b2nd.h>
@@ -40,7 +42,7 @@ typedef struct {
   int typesize, nthreads, op;
   int a;                    /* chunk: data kind; special: kind; b2nd: array; schunk: storage */
 } row_t;
-enum { F_CHUNK, F_SPECIAL, F_B2ND, F_SCHUNK };
+enum { F_CHUNK, F_SPECIAL, F_B2ND, F_SCHUNK, F_CALLS };
 enum { FL_NONE, FL_SHUFFLE, FL_BITSHUFFLE, FL_DELTA };
 static const char *fl_names[] = {"noshuf", "shuffle", "bitshuffle", "delta+shuffle"};
 static row_t rows[MAXROWS];
@@ -94,7 +96,7 @@ static const arr_t arrays[] = {
     {"128^3xf64/c64b16/lz4-5+noshuf", 128, 64, 16, 8, BLOSC_LZ4, 5, FL_NONE},
 };
 #define NARRAYS (int)(sizeof arrays / sizeof arrays[0])
-enum { OP_SLICE, OP_TO_CBUFFER, OP_FROM_CBUFFER, OP_TO_CBUFFER_FILE };
+enum { OP_SLICE, OP_TO_CBUFFER, OP_FROM_CBUFFER, OP_TO_CBUFFER_FILE, OP_SET_SLICE };
 /* Slices as fractions of the side n: start/stop = k * n / 256 (so the issue's rows are exact at
  * n = 256), per axis. */
 typedef struct {
@@ -151,6 +153,11 @@ static void build_rows(void) {
         if (a != 0 && s != 0 && s != 3 && s != 8 && s != 10) continue;
         row_t *r = add(F_B2ND, "b2nd %s t%d %s", arrays[a].name, t, slices[s].name);
         r->a = a, r->op = OP_SLICE, r->nthreads = t, r->filt = s;
+        /* Writing the thin slab back (b2nd_set_slice_cbuffer: decompress, patch, recompress). */
+        if (t == 1 && (a == 0 || a == 2) && s == 0) {
+          r = add(F_B2ND, "b2nd %s t%d set-%s", arrays[a].name, t, slices[s].name);
+          r->a = a, r->op = OP_SET_SLICE, r->nthreads = t, r->filt = s;
+        }
       }
       static const char *ops[] = {"", "to_cbuffer", "from_cbuffer", "to_cbuffer(file)"};
       for (int op = 1; op < 4; op++) {
@@ -160,12 +167,21 @@ static void build_rows(void) {
       }
     }
     static const char *storages[] = {"memory-contiguous", "memory-noncontiguous", "file", "sparse-dir"};
-    static const char *sops[] = {"append", "decompress-all", "update", "insert"};
+    static const char *sops[] = {"append", "decompress-all", "update", "insert",
+                                 "get_chunk-all", "lazychunk+getitem-all", "from_buffer(copy)"};
     for (int st = 0; st < 4; st++)
-      for (int op = 0; op < 4; op++) {
+      for (int op = 0; op < 7; op++) {
+        /* get_chunk and lazy chunks read from disk; from_buffer copies an in-memory frame. */
+        if (op >= 4 && (t != 1 || (op < 6 && st < 2) || (op == 6 && st != 0))) continue;
         row_t *r = add(F_SCHUNK, "schunk 32x1MiB f64 %s t%d %s", storages[st], t, sops[op]);
         r->a = st, r->op = op, r->nthreads = t;
       }
+    static const char *calls[] = {"create+free-cctx x1000", "getitem-4items-of-4KiB-chunk x1000",
+                                  "compress-8KiB x100", "decompress-64KiB x100"};
+    for (int op = 0; op < 4 && t == 1; op++) {
+      row_t *r = add(F_CALLS, "calls f64 t%d %s", t, calls[op]);
+      r->op = op, r->typesize = 8, r->codec = BLOSC_BLOSCLZ, r->clevel = 5, r->filt = FL_SHUFFLE;
+    }
   }
 }
 
@@ -220,7 +236,21 @@ static void setup(state_t *s) {
   blosc2_init();
   s->dp = (blosc2_dparams)BLOSC2_DPARAMS_DEFAULTS;
   s->dp.nthreads = (int16_t)r->nthreads;
-  if (r->family == F_CHUNK || r->family == F_SPECIAL) {
+  if (r->family == F_CALLS) {
+    /* 4 MiB of data in the process, as a program has (peak RSS then measures more than the
+       libraries' code pages); the calls use its first 64 KiB. */
+    s->n = 64 << 10;
+    s->src = malloc(4 << 20);
+    s->out = calloc(4 << 20, 1);
+    s->chunk = malloc((size_t)s->n + BLOSC2_MAX_OVERHEAD);
+    fill(s->src, 4 << 20, NOISY);
+    s->cp = cparams_of(r->codec, r->clevel, r->filt, r->typesize, 1);
+    blosc1_set_compressor("blosclz");
+    /* getitem reads a 4 KiB chunk, decompress a 64 KiB one. */
+    int32_t n = r->op == 1 ? 4096 : (int32_t)s->n;
+    s->csize = blosc2_compress(5, BLOSC_SHUFFLE, 8, s->src, n, s->chunk, n + BLOSC2_MAX_OVERHEAD);
+    if (s->csize <= 0) fail("compress failed");
+  } else if (r->family == F_CHUNK || r->family == F_SPECIAL) {
     s->n = 4 << 20;
     s->src = malloc((size_t)s->n);
     s->out = malloc((size_t)s->n);
@@ -269,6 +299,18 @@ static void setup(state_t *s) {
         items *= s->bshape[d] = s->stop[d] - s->start[d];
       }
       s->out = calloc((size_t)items, (size_t)a->typesize);
+    } else if (r->op == OP_SET_SLICE) {
+      const slice_t *sl = &slices[r->filt];
+      int64_t items = 1;
+      for (int d = 0; d < 3; d++) {
+        s->start[d] = sl->s[d] * a->n / 256;
+        s->stop[d] = sl->e[d] * a->n / 256;
+        items *= s->bshape[d] = s->stop[d] - s->start[d];
+      }
+      /* The slab as it is: setting it leaves the array unchanged, which check() verifies. */
+      s->out = calloc((size_t)items, (size_t)a->typesize);
+      if (b2nd_get_slice_cbuffer(s->arr, s->start, s->stop, s->out, s->bshape, items * a->typesize) != 0)
+        fail("get_slice failed");
     } else {
       s->out = calloc((size_t)s->n, 1);
     }
@@ -306,7 +348,7 @@ static void setup(state_t *s) {
 /* Per-sample preparation (not timed): ops that change the state start from the same one. */
 static void before(state_t *s) {
   const row_t *r = s->r;
-  if (r->family == F_SCHUNK && (r->op == 0 || r->op >= 2)) {
+  if (r->family == F_SCHUNK && (r->op == 0 || r->op == 2 || r->op == 3)) {
     if (s->sc) blosc2_schunk_free(s->sc);
     s->sc = NULL;
     if (r->op == 0) {
@@ -330,8 +372,34 @@ static int op(state_t *s) {
       int nitems = (int)(s->n / 8), k = nitems / 100;
       return blosc2_getitem_ctx(s->dctx, s->chunk, (int32_t)s->csize, nitems / 3, k, s->out, k * 8) == k * 8;
     }
+  case F_CALLS:
+    switch (r->op) {
+    case 0:
+      for (int i = 0; i < 1000; i++) {
+        blosc2_context *c = blosc2_create_cctx(s->cp);
+        if (!c) return 0;
+        blosc2_free_ctx(c);
+      }
+      return 1;
+    case 1:
+      for (int i = 0; i < 1000; i++)
+        if (blosc2_getitem(s->chunk, (int32_t)s->csize, (i * 37) % 508, 4, s->out + (i % 64) * 32, 32) != 32) return 0;
+      return 1;
+    case 2:
+      for (int i = 0; i < 100; i++)
+        if (blosc2_compress(5, BLOSC_SHUFFLE, 8, s->src + (i % 8) * 8192, 8192, s->out, 8192 + BLOSC2_MAX_OVERHEAD) <= 0) return 0;
+      return 1;
+    default:
+      for (int i = 0; i < 100; i++)
+        if (blosc2_decompress(s->chunk, (int32_t)s->csize, s->out, (int32_t)s->n) != s->n) return 0;
+      return 1;
+    }
   case F_B2ND: {
     const arr_t *a = &arrays[r->a];
+    if (r->op == OP_SET_SLICE) {
+      int64_t bytes = s->bshape[0] * s->bshape[1] * s->bshape[2] * a->typesize;
+      return b2nd_set_slice_cbuffer(s->out, s->bshape, bytes, s->start, s->stop, s->arr) == 0;
+    }
     if (r->op == OP_SLICE) {
       int64_t bytes = s->bshape[0] * s->bshape[1] * s->bshape[2] * a->typesize;
       return b2nd_get_slice_cbuffer(s->arr, s->start, s->stop, s->out, s->bshape, bytes) == 0;
@@ -355,10 +423,43 @@ static int op(state_t *s) {
       for (int i = 0; i < SC_NCHUNKS; i += 4)
         if (blosc2_schunk_update_chunk(s->sc, i, s->chunk, true) < 0) return 0;
       return 1;
-    default:
+    case 3:
       for (int i = 0; i < 8; i++)
         if (blosc2_schunk_insert_chunk(s->sc, SC_NCHUNKS / 2, s->chunk, true) < 0) return 0;
       return 1;
+    case 4:
+      for (int i = 0; i < SC_NCHUNKS; i++) {
+        uint8_t *c;
+        bool needs_free;
+        int cb = blosc2_schunk_get_chunk(s->sc, i, &c, &needs_free);
+        if (cb <= 0) return 0;
+        s->out[i] = c[cb - 1]; /* touch it, as a reader would */
+        if (needs_free) free(c);
+      }
+      return 1;
+    case 5:
+      /* 100 items from each chunk, as python-blosc2 reads parts of chunks on disk. */
+      for (int i = 0; i < SC_NCHUNKS; i++) {
+        uint8_t *c;
+        bool needs_free;
+        int cb = blosc2_schunk_get_lazychunk(s->sc, i, &c, &needs_free);
+        if (cb <= 0) return 0;
+        int ok = blosc2_getitem_ctx(s->sc->dctx, c, cb, 50000 + i * 77, 100, s->out + (size_t)i * 800, 800) == 800;
+        if (needs_free) free(c);
+        if (!ok) return 0;
+      }
+      return 1;
+    default: {
+      uint8_t *frame;
+      bool needs_free;
+      int64_t len = blosc2_schunk_to_buffer(s->sc, &frame, &needs_free);
+      if (len <= 0) return 0;
+      blosc2_schunk *copy = blosc2_schunk_from_buffer(frame, len, true);
+      if (needs_free) free(frame);
+      if (!copy || copy->nchunks != SC_NCHUNKS) return 0;
+      blosc2_schunk_free(copy);
+      return 1;
+    }
     }
   }
 }
@@ -390,12 +491,26 @@ static void check(state_t *s) {
           if (memcmp(s->out + p, s->src + ((size_t)(i * a->n + j) * (size_t)a->n + (size_t)s->start[2]) * ts,
                      (size_t)s->bshape[2] * ts) != 0)
             wrong("wrong slice");
+    } else if (r->op == OP_SET_SLICE) {
+      int64_t bytes = s->bshape[0] * s->bshape[1] * s->bshape[2] * (int64_t)ts;
+      uint8_t *again = malloc((size_t)bytes);
+      if (b2nd_get_slice_cbuffer(s->arr, s->start, s->stop, again, s->bshape, bytes) != 0 ||
+          memcmp(again, s->out, (size_t)bytes) != 0)
+        wrong("wrong slice after set_slice");
+      free(again);
     } else if (r->op != OP_FROM_CBUFFER && memcmp(s->out, s->src, (size_t)s->n) != 0) {
       wrong("wrong to_cbuffer");
     }
+  } else if (r->family == F_CALLS) {
+    if (r->op == 1 && memcmp(s->out + (999 % 64) * 32, s->src + ((999 * 37) % 508) * 8, 32) != 0) wrong("wrong getitem");
+    if (r->op == 3 && memcmp(s->out, s->src, (size_t)s->n) != 0) wrong("wrong decompress");
   } else if (r->op == 1 && memcmp(s->out, s->src, (size_t)s->n) != 0) {
     wrong("wrong schunk decompress");
-  } else if (r->op >= 2) {
+  } else if (r->op == 5) {
+    for (int i = 0; i < SC_NCHUNKS; i++)
+      if (memcmp(s->out + (size_t)i * 800, s->src + (size_t)i * SC_CHUNK + (size_t)(50000 + i * 77) * 8, 800) != 0)
+        wrong("wrong lazychunk getitem");
+  } else if (r->op == 2 || r->op == 3) {
     int64_t want = r->op == 3 ? SC_NCHUNKS + 8 : SC_NCHUNKS;
     if (s->sc->nchunks != want) wrong("wrong nchunks");
     if (blosc2_schunk_decompress_chunk(s->sc, r->op == 3 ? SC_NCHUNKS / 2 : 4, s->out, SC_CHUNK) != SC_CHUNK ||
