@@ -4,6 +4,7 @@
 //! Contexts look entries up when they are created: a compression context takes the codec and
 //! filters its parameters name, a decompression context takes every entry (a chunk may name any).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, RwLock};
 
 pub use super::params::{CodecEntry, FilterEntry};
@@ -23,6 +24,14 @@ static CODECS: LazyLock<RwLock<Vec<CodecEntry>>> =
 /// Starts with the filters c-blosc2 registers at init, so no caller can see it without them.
 static FILTERS: LazyLock<RwLock<Vec<FilterEntry>>> =
     LazyLock::new(|| RwLock::new(super::plugins::builtin_filters()));
+/// How many codecs and filters have been registered since the start (the registries only grow):
+/// lets a holder of [`all_codecs`] / [`all_filters`] copies know they are still complete.
+static REGISTRATIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// The count of registrations so far (see `REGISTRATIONS`).
+pub fn registrations() -> usize {
+    REGISTRATIONS.load(Ordering::Acquire)
+}
 
 /// Shared registration rule of both registries: the user range only; an id already taken under
 /// the same name is accepted again (nothing changes), under another name it is refused.
@@ -57,6 +66,7 @@ pub fn register_codec(entry: CodecEntry) -> Result<()> {
         Error::CodecParam,
     )? {
         codecs.push(entry);
+        REGISTRATIONS.fetch_add(1, Ordering::Release);
     }
     Ok(())
 }
@@ -70,6 +80,7 @@ pub fn register_filter(entry: FilterEntry) -> Result<()> {
         .map(|f| f.name.as_str());
     if admit(entry.id, &entry.name, taken, filters.len(), Error::Failure)? {
         filters.push(entry);
+        REGISTRATIONS.fetch_add(1, Ordering::Release);
     }
     Ok(())
 }
@@ -82,6 +93,7 @@ pub(crate) fn register_global_codec(entry: CodecEntry) {
     let reserved = (GLOBAL_REGISTERED_START..USER_REGISTERED_START).contains(&entry.id);
     if reserved && !codecs.iter().any(|c| c.id == entry.id) {
         codecs.push(entry);
+        REGISTRATIONS.fetch_add(1, Ordering::Release);
     }
 }
 

@@ -1,5 +1,6 @@
 //! The global API: the blosc2_*/blosc1_* functions that compress through the global settings, and the threads callback.
 
+use std::cell::Cell;
 use std::panic::AssertUnwindSafe;
 
 use libc::{c_int, c_void};
@@ -13,7 +14,7 @@ use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_n
 use crate::capi::params::{cparams_from_c, dparams_from_c};
 use crate::capi::types::*;
 use crate::chunk::header::{ChunkHeader, MAX_BUFFERSIZE, MAX_OVERHEAD};
-use crate::chunk::{CParams, Compressor, Decompressor};
+use crate::chunk::{registry, CParams, Compressor, Decompressor};
 use crate::{global, Error, Result};
 
 pub(super) fn ensure_init() {
@@ -116,6 +117,28 @@ pub(super) fn global_decompressor(nthreads: i16) -> Result<Decompressor> {
     Decompressor::new(dparams_from_c(&d))
 }
 
+thread_local! {
+    /// This thread's single-threaded decompressor of the global functions, with the count of
+    /// codec and filter registrations it has seen: building one (default parameters, the
+    /// registries' codecs and filters) cost more than getitem on a small chunk itself.
+    static SERIAL_DECOMPRESSOR: Cell<Option<(usize, Decompressor)>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with a single-threaded global decompressor, reused across calls while no codec or
+/// filter is registered. A call made from inside `f` (a user codec calling the global API)
+/// builds its own.
+fn with_serial_decompressor<R>(f: impl FnOnce(&Decompressor) -> Result<R>) -> Result<R> {
+    let seen = registry::registrations();
+    let kept = SERIAL_DECOMPRESSOR.with(|c| c.take());
+    let d = match kept {
+        Some((n, d)) if n == seen => d,
+        _ => global_decompressor(1)?,
+    };
+    let r = f(&d);
+    SERIAL_DECOMPRESSOR.with(|c| c.set(Some((seen, d))));
+    r
+}
+
 pub(super) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
     ensure_init();
     // Unlike compression, c-blosc2's decompression takes any value set (not only a positive
@@ -123,7 +146,11 @@ pub(super) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
     if let Some(v) = env(c"BLOSC_NTHREADS") {
         global::set_nthreads(leading_int(&v) as i16)?;
     }
-    len_of(global_decompressor(global::nthreads())?.decompress(src, dst, None)?)
+    let nthreads = global::nthreads();
+    if nthreads == 1 {
+        return with_serial_decompressor(|d| len_of(d.decompress(src, dst, None)?));
+    }
+    len_of(global_decompressor(nthreads)?.decompress(src, dst, None)?)
 }
 
 pub(super) fn global_getitem(
@@ -133,14 +160,7 @@ pub(super) fn global_getitem(
     dst: &mut [u8],
 ) -> Result<c_int> {
     // c-blosc2 serves getitem serially from a minimal context of its own.
-    getitem_items(
-        global_decompressor(1)?.params(),
-        src,
-        start,
-        nitems,
-        dst,
-        None,
-    )
+    with_serial_decompressor(|d| getitem_items(d.params(), src, start, nitems, dst, None))
 }
 
 /// Compresses `srcsize` bytes at `src` into `dest` (room for `destsize` bytes) with the global
