@@ -230,3 +230,66 @@ fn zeros_frame_equals_reference() {
     let b = Array::from_cframe(want.to_vec()).unwrap();
     assert_eq!(b.to_vec().unwrap(), vec![0u8; 13 * 9 * 4]);
 }
+
+/// Thin slices of arrays in frame files (read block by block, through lazy chunks) give what
+/// the same slices of the array in memory give: shuffle, DELTA (whose block 0 every block
+/// needs) and incompressible data (chunks stored as they are), in a cframe and an sframe.
+#[test]
+fn thin_slices_of_arrays_on_disk_match_memory() {
+    let dir = std::env::temp_dir().join(format!("rblosc2-b2nd-thin-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 48usize;
+    let mut x: u32 = 7;
+    let noisy: Vec<u8> = (0..n * n * n * 8)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) as u8
+        })
+        .collect();
+    let smooth: Vec<u8> = (0..n * n * n)
+        .flat_map(|i| ((i % 1000) as f64 * 0.5).to_le_bytes())
+        .collect();
+    let cases: [(&str, &[u8], [u8; 6]); 3] = [
+        ("shuffle", &smooth, [0, 0, 0, 0, 0, 1]),
+        ("delta", &smooth, [0, 0, 0, 0, 3, 1]),
+        ("noisy", &noisy, [0, 0, 0, 0, 0, 1]),
+    ];
+    for (name, values, filters) in cases {
+        for contiguous in [true, false] {
+            let cparams = CParams {
+                typesize: 8,
+                filters,
+                ..CParams::default()
+            };
+            let shape = [n as i64; 3];
+            let mut p = Params::<Storage>::new(cparams.clone(), &shape, &[24, 24, 24], &[6, 6, 6]);
+            p.options.contiguous = contiguous;
+            let path = dir.join(format!("{name}-{contiguous}.b2nd"));
+            p.options.urlpath = Some(path.clone());
+            drop(Array::<Schunk>::from_cbuffer(&p, values).unwrap());
+            let on_disk = Array::<Schunk>::open(&path).unwrap();
+            let mut q = Params::<()>::new(cparams, &shape, &[24, 24, 24], &[6, 6, 6]);
+            q.dtype = p.dtype.clone();
+            let in_memory = Array::<MemStore>::from_cbuffer(&q, values).unwrap();
+            for (start, stop) in [
+                ([13, 0, 0], [15, 48, 48]),
+                ([0, 7, 0], [48, 8, 48]),
+                ([0, 0, 30], [48, 48, 31]),
+                ([25, 3, 40], [26, 47, 44]),
+            ] {
+                let bshape: Vec<i64> = (0..3).map(|d| stop[d] - start[d]).collect();
+                let len = bshape.iter().product::<i64>() as usize * 8;
+                let (mut a, mut b) = (vec![0u8; len], vec![1u8; len]);
+                on_disk
+                    .get_slice_cbuffer(&start, &stop, &mut a, &bshape)
+                    .unwrap();
+                in_memory
+                    .get_slice_cbuffer(&start, &stop, &mut b, &bshape)
+                    .unwrap();
+                assert!(a == b, "{name} contiguous={contiguous} {start:?}..{stop:?}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

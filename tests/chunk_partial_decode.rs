@@ -136,7 +136,7 @@ fn check_block_parts(
             .collect();
         let mut seen = 0;
         let handled = d
-            .for_each_block_part(chunk, &spans, |k, part| {
+            .for_each_block_part(chunk, &spans, None, |k, part| {
                 let BlockSpan {
                     nblock, from, to, ..
                 } = spans[k];

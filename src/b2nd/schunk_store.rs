@@ -7,8 +7,9 @@ use super::array::{Array, Params};
 use super::meta::DEFAULT_DTYPE;
 use super::store::{compress_with, decompress_defined, with_compressed, ChunkStore};
 use super::view::DimMap;
-use crate::chunk::decompress::{BlockSpan, DecodedPart};
+use crate::chunk::decompress::{BlockSpan, DecodedPart, LazyBlocks};
 use crate::chunk::header::Special;
+use crate::chunk::ChunkHeader;
 use crate::chunk::{CParams, DParams};
 use crate::frame::lock::LockGuard;
 use crate::schunk::{Schunk, Storage};
@@ -70,8 +71,35 @@ impl ChunkStore for Schunk {
         f: &mut dyn FnMut(usize, &DecodedPart<'_>) -> Result<()>,
     ) -> Result<bool> {
         let _held = self.hold(false)?;
-        let chunk = self.get_chunk(nchunk)?;
-        self.decompressor().for_each_block_part(&chunk, spans, f)
+        // A chunk in a frame file of which the spans want few blocks is read block by block
+        // (as c-blosc2 reads a slice of an array on disk): a thin slab needs a sixteenth of
+        // each. (Not in a sparse frame: there each block read opens the chunk's file.)
+        let contiguous_file = self.frame().is_some_and(|f| !f.is_sparse());
+        let lazy = if contiguous_file {
+            self.get_lazychunk(nchunk)?
+        } else {
+            self.get_chunk(nchunk)?
+        };
+        let h = ChunkHeader::parse(&lazy)?;
+        if h.is_lazy() && h.blocksize > 0 {
+            let nblocks = (h.nbytes as usize).div_ceil(h.blocksize as usize);
+            let mut wanted: Vec<usize> = spans.iter().map(|s| s.nblock).collect();
+            wanted.sort_unstable();
+            wanted.dedup();
+            if wanted.len() * 2 < nblocks {
+                let reader = self.frame().map(|f| f as &dyn LazyBlocks);
+                return self
+                    .decompressor()
+                    .for_each_block_part(&lazy, spans, reader, f);
+            }
+        }
+        let chunk = if h.is_lazy() {
+            self.get_chunk(nchunk)?
+        } else {
+            lazy
+        };
+        self.decompressor()
+            .for_each_block_part(&chunk, spans, None, f)
     }
     fn for_each_item(&self, nitems: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
         self.decompressor().for_each_item(nitems, f)

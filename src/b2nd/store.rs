@@ -251,7 +251,7 @@ impl ChunkStore for MemStore {
     ) -> Result<bool> {
         let i = self.index(nchunk, self.chunks.len())?;
         self.decompressor
-            .for_each_block_part(&self.chunks[i], spans, f)
+            .for_each_block_part(&self.chunks[i], spans, None, f)
     }
     fn for_each_item(&self, nitems: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
         self.decompressor.for_each_item(nitems, f)

@@ -169,9 +169,10 @@ impl Decompressor {
         &self,
         src: &[u8],
         spans: &[decompress::BlockSpan],
+        reader: Option<&dyn decompress::LazyBlocks>,
         f: impl FnMut(usize, &decompress::DecodedPart<'_>) -> Result<()>,
     ) -> Result<bool> {
-        decompress::for_each_block_part(&self.params, src, spans, f)
+        decompress::for_each_block_part(&self.params, src, spans, reader, f)
     }
 
     /// Runs `f(item)` for every item in `0..nitems` on the context's threads (on the calling

@@ -3,7 +3,7 @@
 //! slices ([`for_each_block_part`]).
 
 use super::copy::copy_bytes;
-use super::decoder::{fused_bytedelta, unshuffle_into, Chunk, MAX_SCATTERED_STREAMS};
+use super::decoder::{fused_bytedelta, unshuffle_into, Chunk, LazyBlocks, MAX_SCATTERED_STREAMS};
 use super::header::*;
 use super::params::DParams;
 use super::pipeline::{self, Backward, Dref};
@@ -349,24 +349,29 @@ pub struct BlockSpan {
 /// `Chunk::part_streams`) are decoded whole. DELTA's reference, block 0, is decoded once
 /// whether wanted or not.
 ///
+/// A lazy chunk (header and block offsets of a chunk on disk) reads the blocks it decodes
+/// through `reader`, one read each, as c-blosc2 reads them for a slice of an array on disk.
+///
 /// Returns `Ok(false)` without calling `f` for chunks decoded whole anyway (special values,
-/// VL blocks, lazy chunks, a postfilter) or whose blocks `spans` does not fit.
+/// VL blocks, lazy chunks without a reader or stored as they are, a postfilter) or whose
+/// blocks `spans` does not fit.
 pub fn for_each_block_part(
     dparams: &DParams,
     src: &[u8],
     spans: &[BlockSpan],
+    reader: Option<&dyn LazyBlocks>,
     mut f: impl FnMut(usize, &DecodedPart<'_>) -> Result<()>,
 ) -> Result<bool> {
     let header = ChunkHeader::parse(src)?;
     if header.special_raw() != 0
         || header.is_vl_blocks()
-        || header.is_lazy()
+        || (header.is_lazy() && (reader.is_none() || header.memcpyed()))
         || header.nbytes == 0
         || dparams.postfilter.is_some()
     {
         return Ok(false);
     }
-    let chunk = Chunk::open_with(src, header.nbytes as usize, None)?;
+    let chunk = Chunk::open_with(src, header.nbytes as usize, reader)?;
     let fits = |b: &BlockSpan| {
         b.nblock < chunk.nblocks && b.from < b.to && b.to <= chunk.block_len(b.nblock)
     };
