@@ -51,6 +51,10 @@ fn list_counted_cbytes(old_cbytes: i64) -> i64 {
     }
 }
 
+/// Room for what one more offset adds to a frame's offsets chunk (its 8 bytes, compressed
+/// or not) when an in-memory frame grows ahead of a commit.
+const OFFSETS_GROWTH: i64 = 64;
+
 /// The id of a new chunk file of a sparse frame: one past the highest in use.
 fn next_chunk_id(offsets: &[i64]) -> i64 {
     offsets.iter().copied().max().unwrap_or(-1).max(-1) + 1
@@ -137,8 +141,13 @@ impl Chunks {
                 Ok(cbytes + chunk_len)
             }
             Chunks::Frame(frame) => {
-                let mut offsets = frame.offsets().to_vec();
                 let stored_len = if special.is_some() { 0 } else { chunk_len };
+                // An in-memory frame grows before the commit's temporaries are allocated: glibc
+                // may put them right above it, and a buffer that cannot grow in place is
+                // copied, the old one staying resident in the heap.
+                frame.reserve((frame.len() + stored_len + OFFSETS_GROWTH) as u64);
+                let mut offsets = Vec::with_capacity(frame.offsets().len() + 1);
+                offsets.extend_from_slice(frame.offsets());
                 let (offset, write) = match special {
                     Some(kind) => (special_offset(kind), None),
                     None if frame.is_sparse() => {
