@@ -423,6 +423,46 @@ impl std::ops::DerefMut for Store {
     }
 }
 
+/// The largest room an in-memory frame's buffer takes while its bytes fit (see
+/// `MemStore::owned_with_room`), and the largest buffer kept as the spare frame buffer:
+/// glibc's mmap threshold tops out at 32 MiB, less the allocator's own words and a page.
+const HEAP_FRAME_MAX: usize = (32 << 20) - 8192;
+
+/// The smallest buffer kept as the spare frame buffer, and the size from which a growing
+/// in-memory frame takes it.
+const SPARE_FRAME_MIN: usize = 1 << 20;
+
+/// The buffer of the last in-memory frame dropped (one, process-wide, at most
+/// `HEAP_FRAME_MAX`): the next frame that grows past `SPARE_FRAME_MIN` moves into it. A frame
+/// buffer of megabytes is mapped by glibc and its pages faulted in anew for every frame
+/// (c-blosc2's exact-size reallocs land in the heap, whose pages stay resident); a
+/// super-chunk rebuilt or a frame re-made in a loop reuses these pages instead. Holds at most
+/// what one dropped frame held.
+static SPARE_FRAME: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+
+/// Takes the spare frame buffer if it has room for `len` bytes.
+fn take_spare_frame(len: usize) -> Option<Vec<u8>> {
+    let mut spare = SPARE_FRAME.lock().ok()?;
+    (spare.capacity() >= len).then(|| std::mem::take(&mut *spare))
+}
+
+/// Keeps `buffer` (emptied) as the spare frame buffer when its size is in range, in place of
+/// a smaller one.
+fn keep_spare_frame(mut buffer: Vec<u8>) {
+    let cap = buffer.capacity();
+    if !(SPARE_FRAME_MIN..=HEAP_FRAME_MAX).contains(&cap) {
+        return;
+    }
+    if let Ok(mut spare) = SPARE_FRAME.lock() {
+        if spare.capacity() < cap {
+            buffer.clear();
+            // The smaller one is freed after the lock is released.
+            buffer = std::mem::replace(&mut *spare, buffer);
+        }
+    }
+    drop(buffer);
+}
+
 /// A frame in memory: owned bytes, or a shared read-only view that is copied on first write.
 pub enum MemStore {
     /// Bytes the store owns and may grow.
@@ -451,6 +491,32 @@ impl MemStore {
         }
     }
 
+    /// The owned bytes with room for `end` bytes. The room doubles, as a vector's does, but
+    /// stays under glibc's largest mmap threshold (32 MiB) while the frame fits there: a
+    /// mapped buffer freed below it raises the threshold to its size, so the next frames of
+    /// that size come from the heap, whose pages stay resident, instead of being mapped anew
+    /// and faulted in page by page (c-blosc2's exact-size reallocs get there too). A buffer
+    /// of twice 16+ MiB is mapped and unmapped for every frame.
+    fn owned_with_room(&mut self, end: usize) -> &mut Vec<u8> {
+        let v = self.owned();
+        if end > v.capacity() && end >= SPARE_FRAME_MIN {
+            if let Some(mut spare) = take_spare_frame(end) {
+                spare.extend_from_slice(v);
+                keep_spare_frame(std::mem::replace(v, spare));
+            }
+        }
+        if end > v.capacity() {
+            let doubled = v.capacity().saturating_mul(2);
+            let target = if end <= HEAP_FRAME_MAX {
+                doubled.min(HEAP_FRAME_MAX).max(end)
+            } else {
+                doubled.max(end)
+            };
+            v.reserve_exact(target - v.len());
+        }
+        v
+    }
+
     fn owned(&mut self) -> &mut Vec<u8> {
         if let MemStore::Shared(s) = self {
             *self = MemStore::Owned((**s).as_ref().to_vec());
@@ -458,6 +524,14 @@ impl MemStore {
         match self {
             MemStore::Owned(v) => v,
             MemStore::Shared(_) => unreachable!("converted to owned just above"),
+        }
+    }
+}
+
+impl Drop for MemStore {
+    fn drop(&mut self) {
+        if let MemStore::Owned(v) = self {
+            keep_spare_frame(std::mem::take(v));
         }
     }
 }
@@ -482,8 +556,8 @@ impl ByteStore for MemStore {
 
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
         let pos = usize::try_from(pos).map_err(|_| Error::MemoryAlloc)?;
-        pos.checked_add(data.len()).ok_or(Error::MemoryAlloc)?;
-        let v = self.owned();
+        let end = pos.checked_add(data.len()).ok_or(Error::MemoryAlloc)?;
+        let v = self.owned_with_room(end);
         // Bytes past the end are appended, not zero-filled first and then overwritten: an
         // in-memory frame grows by each appended chunk, and the fill was a second pass over it.
         if v.len() < pos {
@@ -520,7 +594,7 @@ impl ByteStore for MemStore {
     ) -> Result<()> {
         let pos = usize::try_from(pos).map_err(|_| Error::MemoryAlloc)?;
         let end = pos.checked_add(len).ok_or(Error::MemoryAlloc)?;
-        let v = self.owned();
+        let v = self.owned_with_room(end);
         if v.len() < end {
             v.resize(end, 0);
         }
@@ -533,10 +607,10 @@ impl ByteStore for MemStore {
         };
         let src_end = from.checked_add(len).ok_or(Error::FileRead)?;
         let dst_end = to.checked_add(len).ok_or(Error::MemoryAlloc)?;
-        let v = self.owned();
-        if src_end > v.len() {
+        if src_end > self.bytes().len() {
             return Err(Error::FileRead);
         }
+        let v = self.owned_with_room(dst_end);
         if v.len() < dst_end {
             v.resize(dst_end, 0);
         }
@@ -548,10 +622,7 @@ impl ByteStore for MemStore {
         let Ok(len) = usize::try_from(len) else {
             return;
         };
-        let v = self.owned();
-        if let Some(more) = len.checked_sub(v.len()) {
-            v.reserve_exact(more);
-        }
+        self.owned_with_room(len);
     }
 }
 
@@ -585,6 +656,26 @@ mod tests {
         m.move_within(2, 0, 3).unwrap();
         assert_eq!(m.bytes(), &[7, 8, 9, 8, 9, 5]);
         assert_eq!(m.move_within(4, 0, 3), Err(Error::FileRead));
+    }
+
+    #[test]
+    fn mem_store_moves_into_the_spare_frame_buffer_with_its_bytes() {
+        // A dropped frame's buffer is kept; a store growing past SPARE_FRAME_MIN moves into
+        // it (or into a buffer of its own when another test took it) with its bytes.
+        let mut big = MemStore::default();
+        big.write_at(0, &vec![7u8; SPARE_FRAME_MIN + 10]).unwrap();
+        drop(big);
+        let mut m = MemStore::default();
+        let head: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
+        m.write_at(0, &head).unwrap();
+        let tail = vec![3u8; SPARE_FRAME_MIN];
+        m.write_at(head.len() as u64, &tail).unwrap();
+        assert_eq!(m.size().unwrap(), (head.len() + tail.len()) as u64);
+        assert_eq!(&m.bytes()[..head.len()], &head[..]);
+        assert!(m.bytes()[head.len()..].iter().all(|&b| b == 3));
+        // A spare buffer outside the kept range is not kept.
+        keep_spare_frame(Vec::with_capacity(16));
+        assert!(take_spare_frame(17).is_none_or(|v| v.capacity() >= SPARE_FRAME_MIN));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::mem::MaybeUninit;
+use std::sync::Mutex;
 
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::ChunkHeader;
@@ -50,6 +51,99 @@ fn list_counted_cbytes(old_cbytes: i64) -> i64 {
         old_cbytes
     }
 }
+
+/// The chunk buffers kept from in-memory chunk lists (dropped, or chunks replaced or
+/// deleted), the latest at most `SPARE_CHUNKS_MAX` bytes process-wide, for the next chunks a
+/// list copies in. Chunks of hundreds of kilobytes come from the heap once glibc's mmap threshold rose,
+/// and glibc trims the heap's top when a super-chunk's chunks are freed: every super-chunk
+/// rebuilt and every chunk inserted faulted its pages in anew (4,716 minor faults per
+/// insert sample of the matrix's 32x1MiB list against c-blosc2's 40, whose allocations
+/// happen to leave the heap untrimmed).
+static SPARE_CHUNKS: Mutex<SpareChunks> = Mutex::new(SpareChunks {
+    buffers: Vec::new(),
+    bytes: 0,
+});
+
+/// See [`SPARE_CHUNKS`].
+struct SpareChunks {
+    buffers: Vec<Vec<u8>>,
+    /// Sum of the buffers' capacities.
+    bytes: usize,
+}
+
+/// The most bytes [`SPARE_CHUNKS`] holds.
+const SPARE_CHUNKS_MAX: usize = 32 << 20;
+/// The smallest buffer [`SPARE_CHUNKS`] keeps (smaller ones the allocator serves well).
+const SPARE_CHUNK_MIN: usize = 64 << 10;
+
+/// Whether a buffer of `capacity` bytes holds a chunk of `len` bytes without wasting more
+/// than an eighth of it.
+fn fits(capacity: usize, len: usize) -> bool {
+    capacity >= len && capacity - len <= len / 8
+}
+
+/// A copy of `chunk` for a list, in a kept buffer when one fits.
+fn list_chunk(chunk: &[u8]) -> Vec<u8> {
+    if chunk.len() >= SPARE_CHUNK_MIN {
+        let spare = SPARE_CHUNKS.lock().ok().and_then(|mut spare| {
+            let at = spare
+                .buffers
+                .iter()
+                .rposition(|b| fits(b.capacity(), chunk.len()))?;
+            let b = spare.buffers.swap_remove(at);
+            spare.bytes -= b.capacity();
+            Some(b)
+        });
+        if let Some(mut b) = spare {
+            b.extend_from_slice(chunk);
+            return b;
+        }
+        // A little room, so that a chunk replacing this one most often fits in its place.
+        let mut b = Vec::with_capacity(chunk.len() + chunk.len() / 64);
+        b.extend_from_slice(chunk);
+        return b;
+    }
+    chunk.to_vec()
+}
+
+/// Keeps `chunks` (buffers a list no longer holds) in [`SPARE_CHUNKS`] while there is room;
+/// the rest are freed.
+fn keep_list_chunks(chunks: Vec<Vec<u8>>) {
+    let mut freed = Vec::new();
+    if let Ok(mut spare) = SPARE_CHUNKS.lock() {
+        for mut c in chunks {
+            let cap = c.capacity();
+            if (SPARE_CHUNK_MIN..=SPARE_CHUNKS_MAX).contains(&cap) {
+                c.clear();
+                spare.bytes += cap;
+                spare.buffers.push(c);
+            } else {
+                freed.push(c);
+            }
+        }
+        // The oldest go first: buffers no chunk fitted make room for the latest.
+        let mut evict = 0;
+        while spare.bytes > SPARE_CHUNKS_MAX {
+            spare.bytes -= spare.buffers[evict].capacity();
+            evict += 1;
+        }
+        freed.extend(spare.buffers.drain(..evict));
+    }
+    // Freed after the lock is released.
+    drop(freed);
+}
+
+impl Drop for Chunks {
+    fn drop(&mut self) {
+        if let Chunks::List(list) = self {
+            keep_list_chunks(std::mem::take(list));
+        }
+    }
+}
+
+/// Room for what one more offset adds to a frame's offsets chunk (its 8 bytes, compressed
+/// or not) when an in-memory frame grows ahead of a commit.
+const OFFSETS_GROWTH: i64 = 64;
 
 /// The id of a new chunk file of a sparse frame: one past the highest in use.
 fn next_chunk_id(offsets: &[i64]) -> i64 {
@@ -133,12 +227,21 @@ impl Chunks {
         let chunk_len = chunk.len() as i64;
         match self {
             Chunks::List(list) => {
-                list.insert(at, chunk.into_owned());
+                let chunk = match chunk {
+                    Cow::Owned(c) => c,
+                    Cow::Borrowed(c) => list_chunk(c),
+                };
+                list.insert(at, chunk);
                 Ok(cbytes + chunk_len)
             }
             Chunks::Frame(frame) => {
-                let mut offsets = frame.offsets().to_vec();
                 let stored_len = if special.is_some() { 0 } else { chunk_len };
+                // An in-memory frame grows before the commit's temporaries are allocated: glibc
+                // may put them right above it, and a buffer that cannot grow in place is
+                // copied, the old one staying resident in the heap.
+                frame.reserve((frame.len() + stored_len + OFFSETS_GROWTH) as u64);
+                let mut offsets = Vec::with_capacity(frame.offsets().len() + 1);
+                offsets.extend_from_slice(frame.offsets());
                 let (offset, write) = match special {
                     Some(kind) => (special_offset(kind), None),
                     None if frame.is_sparse() => {
@@ -169,7 +272,14 @@ impl Chunks {
     ) -> Result<i64> {
         let frame = match self {
             Chunks::List(list) => {
-                list[i] = chunk.to_vec();
+                // The replaced chunk's buffer takes the new one when it fits.
+                if fits(list[i].capacity(), chunk.len()) {
+                    list[i].clear();
+                    list[i].extend_from_slice(chunk);
+                } else {
+                    let old = std::mem::replace(&mut list[i], list_chunk(chunk));
+                    keep_list_chunks(vec![old]);
+                }
                 return Ok(cbytes + chunk.len() as i64 - list_counted_cbytes(old_cbytes));
             }
             Chunks::Frame(frame) => frame,
@@ -256,7 +366,7 @@ impl Chunks {
     ) -> Result<i64> {
         let frame = match self {
             Chunks::List(list) => {
-                list.remove(i);
+                keep_list_chunks(vec![list.remove(i)]);
                 return Ok(cbytes - list_counted_cbytes(old_cbytes));
             }
             Chunks::Frame(frame) => frame,

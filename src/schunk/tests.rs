@@ -360,3 +360,42 @@ mod shared_frame_tests {
         crate::urlpath::remove_urlpath(&path).unwrap();
     }
 }
+
+#[test]
+fn list_chunks_reuse_kept_buffers_with_the_right_bytes() {
+    // Chunks of 64 KiB and more go through the kept buffers (updated in place, kept on
+    // delete and drop, handed to the next list): every chunk must still read back whole.
+    let n = 40_000; // 160,000 bytes a chunk, stored nearly uncompressed
+    let noisy = |seed: u32| -> Vec<u8> {
+        let mut state = u64::from(seed) + 1;
+        (0..4 * n)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (state >> 33) as u8
+            })
+            .collect()
+    };
+    for round in 0..3u32 {
+        let mut sc = Schunk::new(storage(false)).unwrap();
+        for k in 0..4 {
+            sc.append_buffer(&noisy(round * 10 + k)).unwrap();
+        }
+        let replacement = sc.get_chunk(3).unwrap().into_owned();
+        assert!(replacement.len() >= 64 << 10, "{}", replacement.len());
+        sc.update_chunk(0, &replacement).unwrap();
+        sc.delete_chunk(1).unwrap();
+        sc.insert_chunk(1, &replacement).unwrap();
+        let want = [
+            round * 10 + 3,
+            round * 10 + 3,
+            round * 10 + 2,
+            round * 10 + 3,
+        ];
+        for (i, seed) in want.into_iter().enumerate() {
+            assert_eq!(sc.decompress_chunk_vec(i as i64).unwrap(), noisy(seed));
+        }
+        assert_eq!(sc.nbytes(), 4 * 4 * n as i64);
+    }
+}
