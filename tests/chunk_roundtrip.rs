@@ -494,3 +494,38 @@ fn lazy_chunks_read_blocks_through_the_reader() {
         assert_eq!(part, &data[200_000..201_000]);
     }
 }
+
+/// getitem of zero and uninitialised chunks (their own path, without building a decoder):
+/// zeros written, uninitialised bytes left as they were, and the checks of the general path.
+#[test]
+fn special_chunk_getitem() {
+    let p = CParams {
+        typesize: 8,
+        ..Default::default()
+    };
+    let d = Decompressor::new(DParams::default()).unwrap();
+    let mut zeros = [0u8; 64];
+    let n = special::make(&p, Special::Zero, 800, None, &mut zeros).unwrap();
+    let zeros = &zeros[..n];
+    let mut uninit = [0u8; 64];
+    let n = special::make(&p, Special::Uninit, 800, None, &mut uninit).unwrap();
+    let uninit = &uninit[..n];
+    let mut out = [0xAAu8; 100];
+    assert_eq!(d.getitem_bytes(zeros, 16, 80, &mut out), Ok(80));
+    assert!(out[..80].iter().all(|&b| b == 0));
+    assert!(out[80..].iter().all(|&b| b == 0xAA));
+    let mut out = [0xAAu8; 100];
+    assert_eq!(d.getitem_bytes(uninit, 720, 80, &mut out), Ok(80));
+    assert!(out.iter().all(|&b| b == 0xAA));
+    for chunk in [zeros, uninit] {
+        assert_eq!(d.getitem_bytes(chunk, 0, 0, &mut out), Ok(0));
+        assert_eq!(
+            d.getitem_bytes(chunk, 0, 101, &mut out),
+            Err(Error::WriteBuffer)
+        );
+        assert_eq!(
+            d.getitem_bytes(chunk, 721, 80, &mut out),
+            Err(Error::InvalidParam)
+        );
+    }
+}

@@ -76,7 +76,14 @@ pub(crate) fn decode_stream(
     chunk: &[u8],
 ) -> Result<usize> {
     if h.compformat() != codecs::UDCODEC_FORMAT {
-        return codecs::decompress_stream(h.compformat(), cdata, out, dict, codec);
+        return codecs::decompress_stream(
+            h.compformat(),
+            cdata,
+            out,
+            dict,
+            codec,
+            short_periods(h),
+        );
     }
     // The params' own codec, or a registered one (the plugins c-blosc2 registers at init are
     // there from the start, for params built without the C layer).
@@ -115,5 +122,20 @@ pub(super) fn decode_stream_prefix(
     if h.compformat() == codecs::UDCODEC_FORMAT {
         return decode_stream(h, cdata, out, dict, dparams, codec, chunk);
     }
-    codecs::decompress_stream_prefix(h.compformat(), cdata, out, want, dict, codec)
+    codecs::decompress_stream_prefix(
+        h.compformat(),
+        cdata,
+        out,
+        want,
+        dict,
+        codec,
+        short_periods(h),
+    )
+}
+
+/// Whether the chunk holds byte-shuffled items of 8 bytes or more, whose LZ4 streams'
+/// matches mostly repeat short periods (the case of the Rust LZ4 decoder, see
+/// `codecs::lz4::decompress`).
+fn short_periods(h: &ChunkHeader) -> bool {
+    h.typesize >= 8 && h.filters.contains(&super::header::SHUFFLE)
 }

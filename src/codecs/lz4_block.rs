@@ -40,15 +40,17 @@ pub fn decode(src: &[u8], dst: &mut [u8]) -> bool {
 /// Input bytes the fast loop wants left at a token: the token, up to 14 literals copied as 16
 /// bytes, the offset, and room for the end-of-block rules.
 const FAST_INPUT_ROOM: usize = 32;
-/// Output bytes the fast loop wants left at a token: 16 for the literals and the wide match
-/// copy's slack past a short match.
+/// Output bytes the fast loop keeps after every match it copies: 16 for the next literals,
+/// the 18 bytes of a short match and the wide match copy's slack.
 const FAST_OUTPUT_ROOM: usize = 64;
 
-/// Decodes sequences while each starts with [`FAST_INPUT_ROOM`] input and [`FAST_OUTPUT_ROOM`]
-/// output bytes left, reading and writing without bounds checks where the loop's conditions
-/// prove them (lz4's own fast loop does the same; callgrind counted a third of this loop's
-/// instructions in bounds checks without it). Returns where it stopped, at a token boundary,
-/// for [`decode_checked`] to go on from; `None` for a sequence that breaks a rule.
+/// Decodes sequences while each starts with [`FAST_INPUT_ROOM`] input bytes left and ends its
+/// match [`FAST_OUTPUT_ROOM`] output bytes before the end, reading and writing without bounds
+/// checks where these conditions prove them (lz4's own fast loop does the same; callgrind
+/// counted a third of this loop's instructions in bounds checks without it). The output
+/// condition is checked once per sequence, at its match, which also covers the next
+/// sequence's start. Returns where it stopped, at a token boundary, for [`decode_checked`] to
+/// go on from; `None` for a sequence that breaks a rule.
 #[inline(always)]
 fn decode_fast(src: &[u8], dst: &mut [u8]) -> Option<(usize, usize)> {
     let (iend, oend) = (src.len(), dst.len());
@@ -60,7 +62,8 @@ fn decode_fast(src: &[u8], dst: &mut [u8]) -> Option<(usize, usize)> {
         return Some((0, 0));
     };
     let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
-    while ip <= in_end && op <= out_end {
+    // Here and at every loop top `op <= out_end`.
+    while ip <= in_end {
         let start = (ip, op);
         // SAFETY: `ip + FAST_INPUT_ROOM <= iend`.
         let token = unsafe { *sp.add(ip) };
@@ -68,15 +71,14 @@ fn decode_fast(src: &[u8], dst: &mut [u8]) -> Option<(usize, usize)> {
         let mut lit = (token >> 4) as usize;
         if lit == 15 {
             lit += extra_length(src, &mut ip, iend - 15, true)?;
-            if ip + lit + (FAST_INPUT_ROOM - 15) > iend || op + lit + (FAST_OUTPUT_ROOM - 14) > oend
-            {
+            if ip + lit + FAST_INPUT_ROOM > iend || op + lit + (FAST_OUTPUT_ROOM - 14) > oend {
                 // Near the end: the checked loop takes this sequence and the rest.
                 return Some(start);
             }
             copy_long_literals(src, ip, dst, op, lit);
         } else {
-            // SAFETY: `ip + 16 <= iend` and `op + 16 <= oend` (the loop condition); the bytes
-            // copied past the run are written again by what follows.
+            // SAFETY: `ip + 16 <= iend` and `op + 16 <= oend` (`ip <= in_end`, `op <=
+            // out_end`); the bytes copied past the run are written again by what follows.
             unsafe {
                 let chunk = sp.add(ip).cast::<[u8; 16]>().read_unaligned();
                 dp.add(op).cast::<[u8; 16]>().write_unaligned(chunk);
@@ -93,23 +95,52 @@ fn decode_fast(src: &[u8], dst: &mut [u8]) -> Option<(usize, usize)> {
         if offset.wrapping_sub(1) >= op {
             return None;
         }
-        let mut len = (token & 15) as usize + MIN_MATCH;
-        if len == 15 + MIN_MATCH {
-            len += extra_length(src, &mut ip, iend - (LAST_LITERALS - 1), false)?;
+        let code = (token & 15) as usize;
+        if code == 15 {
+            let len =
+                15 + MIN_MATCH + extra_length(src, &mut ip, iend - (LAST_LITERALS - 1), false)?;
+            if op + len > out_end {
+                // Near the end: the checked loop takes this sequence again, and the rest
+                // (keeping the checked copy, `copy_match`, out of this loop keeps its values
+                // in registers).
+                return Some(start);
+            }
+            copy_match_wide(dst, op, offset, len);
+            op += len;
+            continue;
         }
-        if op + len + WIDE_COPY_SLACK > oend {
-            // Near the end: the checked loop takes this sequence again, and the rest (keeping
-            // the checked copy, `copy_match`, out of this loop keeps its values in registers).
+        let len = code + MIN_MATCH;
+        if op + len > out_end {
             return Some(start);
         }
-        copy_match_wide(dst, op, offset, len);
+        if offset >= 8 {
+            // Most matches (at most 18 bytes): 8 + 8 + 2 bytes as lz4 moves them, each load
+            // ending where the store before it ended or earlier, so it reads final bytes.
+            // SAFETY: `op + 18 <= out_end + 18 <= oend`, and `offset <= op`.
+            unsafe {
+                let from = dp.add(op - offset);
+                let to = dp.add(op);
+                to.cast::<[u8; 8]>()
+                    .write_unaligned(from.cast::<[u8; 8]>().read_unaligned());
+                to.add(8)
+                    .cast::<[u8; 8]>()
+                    .write_unaligned(from.add(8).cast::<[u8; 8]>().read_unaligned());
+                to.add(16)
+                    .cast::<[u8; 2]>()
+                    .write_unaligned(from.add(16).cast::<[u8; 2]>().read_unaligned());
+            }
+        } else {
+            copy_match_wide(dst, op, offset, len);
+        }
         op += len;
     }
     Some((ip, op))
 }
 
 /// Decodes the sequences from `ip` (a token) on, checking every step; `op` bytes of `dst`
-/// are decoded. The end of every block, and the sequences [`decode_fast`] leaves.
+/// are decoded. The end of every block, and the sequences [`decode_fast`] leaves. Out of line:
+/// inlined, its values cost the fast loop registers.
+#[inline(never)]
 fn decode_checked(src: &[u8], dst: &mut [u8], mut ip: usize, mut op: usize) -> bool {
     let (iend, oend) = (src.len(), dst.len());
     loop {
@@ -171,27 +202,23 @@ fn decode_checked(src: &[u8], dst: &mut [u8], mut ip: usize, mut op: usize) -> b
     }
 }
 
-/// Copies a literal run of `lit` bytes from `src[ip..]` to `dst[op..]` in 16-byte chunks,
-/// which may read and write up to 15 bytes past the run (`ip + lit + 15 <= src.len()`,
-/// `op + lit + 15 <= dst.len()`; the bytes written past it are written again later).
+/// Copies a literal run of `lit` bytes from `src[ip..]` to `dst[op..]` in 32-byte steps,
+/// which may read and write up to 31 bytes past the run (`ip + lit + 31 <= src.len()`,
+/// `op + lit + 31 <= dst.len()`; the bytes written past it are written again later).
 #[inline(always)]
 fn copy_long_literals(src: &[u8], ip: usize, dst: &mut [u8], op: usize, lit: usize) {
     let mut done = 0;
     while done < lit {
-        // SAFETY: `done < lit`, so `ip + done + 16 <= ip + lit + 15 <= src.len()`, and the
+        // SAFETY: `done < lit`, so `ip + done + 32 <= ip + lit + 31 <= src.len()`, and the
         // same for `dst`.
         unsafe {
-            let chunk = src
-                .as_ptr()
-                .add(ip + done)
-                .cast::<[u8; 16]>()
-                .read_unaligned();
-            dst.as_mut_ptr()
-                .add(op + done)
-                .cast::<[u8; 16]>()
-                .write_unaligned(chunk);
+            let (from, to) = (src.as_ptr().add(ip + done), dst.as_mut_ptr().add(op + done));
+            let low = from.cast::<[u8; 16]>().read_unaligned();
+            let high = from.add(16).cast::<[u8; 16]>().read_unaligned();
+            to.cast::<[u8; 16]>().write_unaligned(low);
+            to.add(16).cast::<[u8; 16]>().write_unaligned(high);
         }
-        done += 16;
+        done += 32;
     }
 }
 

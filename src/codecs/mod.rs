@@ -106,19 +106,22 @@ pub(crate) fn compress_stream(
 }
 
 /// Decompresses one stream whose codec is given by its format code (bits 5..7 of the flags).
-/// Returns the number of bytes written, which must equal `dst.len()` for a valid stream.
+/// `short_periods`: the stream is a byte plane of shuffled items of 8 bytes or more (see
+/// [`lz4::decompress`]). Returns the number of bytes written, which must equal `dst.len()`
+/// for a valid stream.
 pub(crate) fn decompress_stream(
     format: u8,
     src: &[u8],
     dst: &mut [u8],
     dict: &Dict<'_>,
     scratch: &mut CodecScratch,
+    short_periods: bool,
 ) -> crate::Result<usize> {
     Ok(match format {
         BLOSCLZ_FORMAT => blosclz::decompress(src, dst),
         LZ4_FORMAT => match dict {
             Dict::Lz4(d) => lz4::decompress_with_dict(src, dst, d),
-            _ => lz4::decompress(src, dst),
+            _ => lz4::decompress(src, dst, short_periods),
         },
         ZLIB_FORMAT => zlib::decompress(src, dst),
         ZSTD_FORMAT => match dict {
@@ -145,12 +148,13 @@ pub(crate) fn decompress_stream_prefix(
     want: usize,
     dict: &Dict<'_>,
     scratch: &mut CodecScratch,
+    short_periods: bool,
 ) -> crate::Result<usize> {
     match (format, dict) {
         (BLOSCLZ_FORMAT, _) => Ok(blosclz::decompress_prefix(src, dst, want)),
         (LZ4_FORMAT, Dict::None) if want.saturating_mul(4) <= dst.len() => {
             Ok(lz4::decompress_prefix(src, dst, want))
         }
-        _ => decompress_stream(format, src, dst, dict, scratch),
+        _ => decompress_stream(format, src, dst, dict, scratch, short_periods),
     }
 }
