@@ -580,6 +580,8 @@ struct Finished {
     buf: Vec<u8>,
     len: usize,
     raw: Vec<RawCopy>,
+    /// `buf` is a compact copy (see [`compact_block`]), not a block buffer counted in use.
+    compact: bool,
 }
 
 /// A block's place in the chunk and the buffer holding its bytes, to copy outside the lock:
@@ -588,18 +590,59 @@ struct Copy<'d> {
     region: &'d mut [u8],
     buf: Vec<u8>,
     raw: Vec<RawCopy>,
+    /// `buf` holds only the bytes between the raw streams, one after another (see
+    /// [`compact_block`]), not a block buffer.
+    compact: bool,
 }
 
 impl Copy<'_> {
     fn run(&mut self) {
-        let block = &self.buf[BLOCK_OUT_OFFSET..BLOCK_OUT_OFFSET + self.region.len()];
+        // Where the next bytes between raw streams are in `buf`.
+        let mut from = if self.compact { 0 } else { BLOCK_OUT_OFFSET };
         let mut at = 0;
         for c in &self.raw {
-            copy_bytes(&mut self.region[at..c.to], &block[at..c.to]);
+            let n = c.to - at;
+            copy_bytes(&mut self.region[at..c.to], &self.buf[from..from + n]);
+            from = if self.compact {
+                from + n
+            } else {
+                from + n + c.len
+            };
             at = c.to + c.len;
         }
-        copy_bytes(&mut self.region[at..], &block[at..]);
+        let n = self.region.len() - at;
+        copy_bytes(&mut self.region[at..], &self.buf[from..from + n]);
     }
+}
+
+/// A finished block whose bytes between its raw streams are this small a part of its block
+/// buffer or less waits for its turn in a copy of just those bytes, and its thread goes on
+/// with its buffer (see [`compact_block`]).
+const COMPACT_FRACTION: usize = 32;
+
+/// The bytes of a block compressed into `buf` (`len` bytes at `BLOCK_OUT_OFFSET`) between its
+/// raw streams `raw`, one after another, when they are at most 1/[`COMPACT_FRACTION`] of the
+/// buffer's `need` bytes. A block of mostly incompressible data (its streams stored raw from
+/// the source) is then kept in a few bytes rather than in a block buffer: it no longer counts
+/// against the buffers the threads may hold, whose cap made a thread that ran ahead of a slow
+/// block wait (blosclz+noshuf f64 at 2 threads, where incompressible blocks give up early and
+/// the compressible ones take several times longer, was slower than one thread). The copies
+/// kept this way take at most 1/32 of the chunk.
+fn compact_block(buf: &[u8], len: usize, raw: &[RawCopy], need: usize) -> Option<Vec<u8>> {
+    let raw_len: usize = raw.iter().map(|c| c.len).sum();
+    let kept = len.checked_sub(raw_len)?;
+    if kept.saturating_mul(COMPACT_FRACTION) > need {
+        return None;
+    }
+    let block = &buf[BLOCK_OUT_OFFSET..BLOCK_OUT_OFFSET + len];
+    let mut out = Vec::with_capacity(kept);
+    let mut at = 0;
+    for c in raw {
+        out.extend_from_slice(&block[at..c.to]);
+        at = c.to + c.len;
+    }
+    out.extend_from_slice(&block[at..]);
+    Some(out)
 }
 
 /// Where the blocks compressed in parallel go. Blocks are written in block order, so the chunk
@@ -689,9 +732,12 @@ impl<'d> Placement<'d> {
                     region,
                     buf: f.buf,
                     raw: f.raw,
+                    compact: f.compact,
                 }),
                 None => {
-                    self.give_back(f.buf);
+                    if !f.compact {
+                        self.give_back(f.buf);
+                    }
                     return;
                 }
             }
@@ -746,7 +792,7 @@ fn compress_blocks_parallel(
         failure,
         ..
     } = placement.into_inner().unwrap_or_else(|e| e.into_inner());
-    buffers.extend(finished.into_iter().map(|f| f.buf));
+    buffers.extend(finished.into_iter().filter(|f| !f.compact).map(|f| f.buf));
     // Keep the buffers for the next call unless they hold a lot of memory.
     if buffers.iter().map(Vec::capacity).sum::<usize>() <= MAX_KEPT_BLOCK_BUFFERS {
         with_scratch(|s| s.block_outs = buffers);
@@ -878,21 +924,51 @@ fn compress_blocks_worker<'d>(
                     break;
                 }
             };
+            // The block's bytes copied out of `held` (see compact_block), once it has to wait.
+            let mut compact: Option<Vec<u8>> = None;
+            let mut compacted = false;
             loop {
                 if st.stopped() {
                     break;
                 }
                 if st.next == nblock {
                     if let Some(region) = st.place(n, &raw) {
-                        if let Some(buf) = held.take() {
+                        let (buf, compact) = match compact.take() {
+                            Some(bytes) => (Some(bytes), true),
+                            None => (held.take(), false),
+                        };
+                        if let Some(buf) = buf {
                             copies.push(Copy {
                                 region,
                                 buf,
                                 raw: std::mem::take(&mut raw),
+                                compact,
                             });
                         }
                     }
                     break;
+                }
+                if let Some(bytes) = compact.take() {
+                    // Waits in its copy: this thread keeps its buffer and goes on.
+                    st.finished.push(Finished {
+                        nblock,
+                        buf: bytes,
+                        len: n,
+                        raw: std::mem::take(&mut raw),
+                        compact: true,
+                    });
+                    break;
+                }
+                if !compacted {
+                    compacted = true;
+                    if let Some(buf) = held.as_ref() {
+                        drop(st);
+                        compact = compact_block(buf, n, &raw, need);
+                        st = lock(placement);
+                        if compact.is_some() {
+                            continue;
+                        }
+                    }
                 }
                 if st.in_use < st.max_in_use {
                     // Another buffer may be taken: leave this block to whoever writes the one
@@ -903,6 +979,7 @@ fn compress_blocks_worker<'d>(
                             buf,
                             len: n,
                             raw: std::mem::take(&mut raw),
+                            compact: false,
                         });
                     }
                     break;
@@ -918,8 +995,12 @@ fn compress_blocks_worker<'d>(
                 c.run();
             }
             st = lock(placement);
-            for Copy { buf, .. } in copies.drain(..) {
-                // This thread's own buffer stays in its hands for the next block.
+            for Copy { buf, compact, .. } in copies.drain(..) {
+                // This thread's own buffer stays in its hands for the next block; a compact
+                // copy is dropped.
+                if compact {
+                    continue;
+                }
                 if held.is_none() {
                     held = Some(buf);
                 } else {
@@ -933,4 +1014,59 @@ fn compress_blocks_worker<'d>(
         st.give_back(buf);
     }
     wake(&st);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compact_block_copies_out_as_its_buffer_does() {
+        // A 100-byte block whose bytes 10..40 and 70..90 are raw streams (not in the buffer).
+        let len = 100;
+        let raw = [
+            RawCopy {
+                to: 10,
+                from: 0,
+                len: 30,
+            },
+            RawCopy {
+                to: 70,
+                from: 500,
+                len: 20,
+            },
+        ];
+        let mut buf = vec![0xEEu8; BLOCK_OUT_OFFSET + len];
+        for (i, b) in buf[BLOCK_OUT_OFFSET..].iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        // 50 bytes between the raw streams: kept compact for a buffer of 1600 bytes or more.
+        assert!(compact_block(&buf, len, &raw, 1599).is_none());
+        let compact = compact_block(&buf, len, &raw, 1600).unwrap();
+        assert_eq!(compact.len(), 50);
+        let mut copied = [[0u8; 100]; 2];
+        for (out, (bytes, is_compact)) in copied
+            .iter_mut()
+            .zip([(buf.clone(), false), (compact, true)])
+        {
+            Copy {
+                region: &mut out[..],
+                buf: bytes,
+                raw: raw.iter().map(|c| RawCopy { ..*c }).collect(),
+                compact: is_compact,
+            }
+            .run();
+        }
+        assert_eq!(copied[0], copied[1]);
+        let want: Vec<u8> = (0..100u8)
+            .map(|i| {
+                if (10..40).contains(&i) || (70..90).contains(&i) {
+                    0
+                } else {
+                    i
+                }
+            })
+            .collect();
+        assert_eq!(&copied[1][..], &want[..]);
+    }
 }
