@@ -13,6 +13,8 @@ pub(crate) mod offsets;
 pub(crate) mod trailer;
 mod write;
 
+pub(crate) use write::DataEdit;
+
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::mem::MaybeUninit;

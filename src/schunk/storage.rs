@@ -9,7 +9,7 @@ use std::mem::MaybeUninit;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::ChunkHeader;
 use crate::frame::offsets::{encode_with_room, special_offset};
-use crate::frame::{ChunkBytes, Frame, FrameHeader, Meta};
+use crate::frame::{ChunkBytes, DataEdit, Frame, FrameHeader, Meta};
 use crate::Result;
 
 /// Where the chunks of a super-chunk are.
@@ -231,15 +231,14 @@ impl Chunks {
         } else {
             // In a file the new data from the slot on (the chunk, then the chunks after it)
             // goes to commit, which first writes it where a kill cannot hurt
-            // (docs/CRASH-SAFETY.md).
-            let tail = frame.read_data(old_end, cbytes - old_end)?;
-            let mut data = Vec::with_capacity(new_len as usize + tail.len());
-            if special.is_none() {
-                data.extend_from_slice(chunk);
-            }
-            data.extend_from_slice(&tail);
-            let edit = (!data.is_empty()).then_some((slot, &data[..]));
-            frame.commit(h, commit.metas, commit.vlmetas, edit, offsets)?;
+            // (docs/CRASH-SAFETY.md), moving the chunks after it inside the file.
+            let edit = DataEdit {
+                at: slot,
+                chunk: if special.is_none() { chunk } else { &[] },
+                tail_from: old_end,
+                tail_len: cbytes - old_end,
+            };
+            frame.commit_update(h, commit.metas, commit.vlmetas, edit, offsets)?;
         }
         Ok(after)
     }
