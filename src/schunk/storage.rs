@@ -103,6 +103,15 @@ impl Chunks {
         }
     }
 
+    /// The header of chunk `i` (checked by the caller) as `get` returns the chunk, reading
+    /// only the header from disk.
+    pub(super) fn header_of(&self, i: usize) -> Result<ChunkHeader> {
+        match self {
+            Chunks::List(l) => ChunkHeader::parse(&l[i]),
+            Chunks::Frame(f) => f.located_chunk_header(i as i64),
+        }
+    }
+
     /// The list, if the chunks are one.
     pub(super) fn list(&self) -> Option<&[Vec<u8>]> {
         match self {
