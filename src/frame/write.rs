@@ -139,9 +139,17 @@ impl Frame {
                     whole.extend_from_slice(&hbytes);
                     whole.extend_from_slice(&off_chunk);
                     whole.extend_from_slice(&tbytes);
-                    let path = dir.join(SFRAME_INDEX);
-                    replace_file(&*io, &path, &whole)?;
-                    *index = io.open(&path, OpenMode::ReadWrite)?;
+                    if whole.len() <= ONE_WRITE {
+                        // One write within the first page: a kill lands before or after it,
+                        // and bytes left past the new end by a kill before the truncation are
+                        // past the frame length, which readers do not read.
+                        index.write_at(0, &whole)?;
+                        index.truncate(frame_len as u64)?;
+                    } else {
+                        let path = dir.join(SFRAME_INDEX);
+                        replace_file(&*io, &path, &whole)?;
+                        *index = io.open(&path, OpenMode::ReadWrite)?;
+                    }
                 } else {
                     write_frame(&mut **index, 0, &hbytes, off_pos, &off_chunk, &tbytes)?;
                 }
@@ -311,6 +319,11 @@ struct FrameParts<'a> {
     off_chunk: &'a [u8],
     trailer: &'a [u8],
 }
+
+/// The most bytes written at the start of a file that a kill cannot split: a write within one
+/// page (4 KiB, the smallest page size of the systems this runs on) is all or nothing when the
+/// writer is killed, since the kernel looks for a fatal signal only between pages.
+const ONE_WRITE: usize = 4096;
 
 /// Sets the stored size and frame length fields of an encoded header.
 fn patch_header(header: &mut [u8], cbytes: i64, frame_len: i64) {
