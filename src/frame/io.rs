@@ -107,7 +107,9 @@ pub trait ByteStore: Send + Sync {
         self.write_at(pos, &buf)
     }
     /// Copies the `len` bytes at `from` to `to` (the ranges may overlap), growing the store if
-    /// needed. In-memory stores move them in place (one pass, no buffer).
+    /// needed. In-memory stores move them in place (one pass, no buffer), files through a
+    /// buffer of at most `MOVE_PIECE` bytes; others read them all, then write them (one call
+    /// each, as c-blosc2 calls a user backend).
     fn move_within(&mut self, from: u64, to: u64, len: usize) -> Result<()> {
         let mut buf = vec![0u8; len];
         let mut done = 0;
@@ -174,6 +176,29 @@ pub fn read_exact_at(store: &dyn ByteStore, pos: u64, buf: &mut [u8]) -> Result<
             return Err(Error::FileRead);
         }
         done += n;
+    }
+    Ok(())
+}
+
+/// The most bytes [`move_in_pieces`] holds at once: the chunks after an updated one (tens of
+/// MiB) move twice in a file (docs/CRASH-SAFETY.md), and held whole they more than doubled the
+/// peak memory of the call.
+const MOVE_PIECE: usize = 1 << 20;
+
+/// [`ByteStore::move_within`] through a buffer of at most [`MOVE_PIECE`] bytes: pieces are taken
+/// from the end first when the destination overlaps the source from above, so that no piece
+/// overwrites bytes not yet moved.
+fn move_in_pieces(store: &mut FileStore, from: u64, to: u64, len: usize) -> Result<()> {
+    let mut buf = vec![0u8; len.min(MOVE_PIECE)];
+    let backwards = to > from && to - from < len as u64;
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(MOVE_PIECE);
+        let done = len - left;
+        let at = if backwards { left - n } else { done } as u64;
+        read_exact_at(store, from + at, &mut buf[..n])?;
+        store.write_at(to + at, &buf[..n])?;
+        left -= n;
     }
     Ok(())
 }
@@ -347,6 +372,10 @@ impl ByteStore for FileStore {
 
     fn truncate(&mut self, len: u64) -> Result<()> {
         self.file.set_len(len).map_err(|_| Error::FileTruncate)
+    }
+
+    fn move_within(&mut self, from: u64, to: u64, len: usize) -> Result<()> {
+        move_in_pieces(self, from, to, len)
     }
 
     fn ordered_writes(&self) -> bool {
@@ -695,6 +724,28 @@ mod tests {
             FileIo.open(&path, OpenMode::Read).err(),
             Some(Error::FileOpen)
         );
+    }
+
+    #[test]
+    fn file_store_moves_in_pieces_either_way() {
+        // Longer than two pieces, moved by less than a piece: up (pieces from the end first),
+        // down, and past the file's end.
+        let len = 2 * MOVE_PIECE + 12_345;
+        let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let path = std::env::temp_dir().join(format!("rblosc2-move-{}", std::process::id()));
+        let mut f = FileIo.open(&path, OpenMode::Create).unwrap();
+        f.write_at(0, &bytes).unwrap();
+        f.move_within(0, 1000, len).unwrap();
+        assert_eq!(f.size().unwrap(), (len + 1000) as u64);
+        assert_eq!(read_vec(&*f, 1000, len).unwrap(), bytes);
+        f.move_within(1000, 7, len).unwrap();
+        assert_eq!(read_vec(&*f, 7, len).unwrap(), bytes);
+        let far = (3 * len) as u64;
+        f.move_within(7, far, len).unwrap();
+        assert_eq!(read_vec(&*f, far, len).unwrap(), bytes);
+        assert_eq!(f.move_within(far, 0, len + 1), Err(Error::FileRead));
+        drop(f);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[cfg(unix)]

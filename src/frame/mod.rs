@@ -13,6 +13,8 @@ pub(crate) mod offsets;
 pub(crate) mod trailer;
 mod write;
 
+pub(crate) use write::DataEdit;
+
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::mem::MaybeUninit;
@@ -388,7 +390,11 @@ impl Frame {
     pub fn chunk_header(&self, n: i64) -> Result<ChunkHeader> {
         let idx = usize::try_from(n).map_err(|_| Error::InvalidParam)?;
         let offset = *self.offsets.get(idx).ok_or(Error::InvalidParam)?;
-        if offset < 0 || self.is_sparse() || self.as_bytes().is_some() {
+        if self.is_sparse() && offset >= 0 {
+            // The chunk file's first bytes, not the whole file.
+            return self.located_chunk_header(n);
+        }
+        if offset < 0 || self.as_bytes().is_some() {
             return ChunkHeader::parse(&self.chunk(n)?);
         }
         let Backing::Contiguous {
@@ -408,6 +414,15 @@ impl Frame {
         }
         let pos = base + self.header.header_len as u64 + offset as u64;
         ChunkHeader::parse(&read_vec(&**store, pos, EXTENDED_HEADER_LENGTH)?)
+    }
+
+    /// The header of chunk `n` as [`Frame::chunk`] returns the chunk (the same checks), read
+    /// without the rest of the chunk.
+    pub fn located_chunk_header(&self, n: i64) -> Result<ChunkHeader> {
+        match self.locate_chunk(n)? {
+            Located::Ready(c) => ChunkHeader::parse(&c),
+            Located::Disk(d) => ChunkHeader::parse(&d.head[..d.head_len]),
+        }
     }
 
     /// The (compressed) chunk `n`: borrowed from an in-memory frame, read from disk otherwise;

@@ -49,10 +49,37 @@ impl Frame {
     /// `commit` with the offsets chunk given already encoded (`None`: encode `offsets`).
     pub(crate) fn commit_with(
         &mut self,
-        mut header: FrameHeader,
+        header: FrameHeader,
         metas: &[Meta],
         vlmetas: &[Meta],
         new_chunk: Option<(i64, &[u8])>,
+        offsets: Vec<i64>,
+        off_chunk: Option<Vec<u8>>,
+    ) -> Result<()> {
+        let edit = new_chunk.map(|(at, chunk)| DataEdit::chunk(at, chunk));
+        self.commit_edit(header, metas, vlmetas, edit, offsets, off_chunk)
+    }
+
+    /// `commit` of a contiguous frame in a file whose data section changes from `edit.at` on
+    /// (an updated chunk, the chunks after it moved): the moved bytes go from place to place
+    /// in the store, never all in memory at once.
+    pub(crate) fn commit_update(
+        &mut self,
+        header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+        edit: DataEdit<'_>,
+        offsets: Vec<i64>,
+    ) -> Result<()> {
+        self.commit_edit(header, metas, vlmetas, Some(edit), offsets, None)
+    }
+
+    fn commit_edit(
+        &mut self,
+        mut header: FrameHeader,
+        metas: &[Meta],
+        vlmetas: &[Meta],
+        edit: Option<DataEdit<'_>>,
         offsets: Vec<i64>,
         off_chunk: Option<Vec<u8>>,
     ) -> Result<()> {
@@ -92,12 +119,11 @@ impl Frame {
         // point (docs/CRASH-SAFETY.md).
         let fresh = self.trailer_len == 0;
         let old = Sizes::of(&self.header);
-        let chunk_in_use =
-            self.is_sparse() && new_chunk.is_some_and(|(id, _)| self.offsets.contains(&id));
+        let chunk_in_use = self.is_sparse() && edit.is_some_and(|e| self.offsets.contains(&e.at));
         match &mut self.backing {
             Backing::Sparse { dir, index } => {
                 let renames = io.renames() && index.ordered_writes() && !fresh;
-                if let Some((id, chunk)) = new_chunk {
+                if let Some(DataEdit { at: id, chunk, .. }) = edit {
                     let path = sframe_chunk_path(dir, id);
                     if renames && chunk_in_use {
                         // The old file stays whole until the new one replaces it.
@@ -113,18 +139,25 @@ impl Frame {
                     whole.extend_from_slice(&hbytes);
                     whole.extend_from_slice(&off_chunk);
                     whole.extend_from_slice(&tbytes);
-                    let path = dir.join(SFRAME_INDEX);
-                    replace_file(&*io, &path, &whole)?;
-                    *index = io.open(&path, OpenMode::ReadWrite)?;
+                    if whole.len() <= ONE_WRITE {
+                        // One write within the first page: a kill lands before or after it,
+                        // and bytes left past the new end by a kill before the truncation are
+                        // past the frame length, which readers do not read.
+                        index.write_at(0, &whole)?;
+                        index.truncate(frame_len as u64)?;
+                    } else {
+                        let path = dir.join(SFRAME_INDEX);
+                        replace_file(&*io, &path, &whole)?;
+                        *index = io.open(&path, OpenMode::ReadWrite)?;
+                    }
                 } else {
                     write_frame(&mut **index, 0, &hbytes, off_pos, &off_chunk, &tbytes)?;
                 }
             }
             Backing::Contiguous { store, offset } => {
                 if fresh || !store.ordered_writes() {
-                    if let Some((at, chunk)) = new_chunk {
-                        store.write_at(*offset + header_len as u64 + at as u64, chunk)?;
-                    }
+                    let data_at = *offset + header_len as u64;
+                    write_edit(&mut **store, data_at, data_at, edit)?;
                     write_frame(&mut **store, *offset, &hbytes, off_pos, &off_chunk, &tbytes)?;
                 } else {
                     let new = Sizes {
@@ -135,7 +168,7 @@ impl Frame {
                     };
                     let parts = FrameParts {
                         header: &hbytes,
-                        edit: new_chunk.filter(|(_, b)| !b.is_empty()),
+                        edit: edit.filter(|e| e.len() > 0),
                         offsets: &offsets,
                         off_pos,
                         off_chunk: &off_chunk,
@@ -215,23 +248,40 @@ impl Frame {
         }
     }
 
-    /// The `len` bytes at offset `at` of the data section of a contiguous frame.
-    pub(crate) fn read_data(&self, at: i64, len: i64) -> Result<Vec<u8>> {
-        let Backing::Contiguous { store, offset } = &self.backing else {
-            return Err(Error::FrameType);
-        };
-        let (Ok(at), Ok(len)) = (u64::try_from(at), usize::try_from(len)) else {
-            return Err(Error::InvalidParam);
-        };
-        read_vec(&**store, offset + self.header.header_len as u64 + at, len)
-    }
-
     /// Writes `chunk` at offset `at` of the data section of a contiguous frame.
     pub(crate) fn write_in_data(&mut self, at: i64, chunk: &[u8]) -> Result<()> {
         let Backing::Contiguous { store, offset } = &mut self.backing else {
             return Err(Error::FrameType);
         };
         store.write_at(*offset + self.header.header_len as u64 + at as u64, chunk)
+    }
+}
+
+/// New bytes of a contiguous frame's data section: from offset `at` on, it holds `chunk`, then
+/// the `tail_len` bytes that are now at offset `tail_from` of the old data section (the chunks
+/// after an updated one). In an sframe, `at` is the id of the chunk file `chunk` goes to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DataEdit<'a> {
+    pub at: i64,
+    pub chunk: &'a [u8],
+    pub tail_from: i64,
+    pub tail_len: i64,
+}
+
+impl<'a> DataEdit<'a> {
+    /// Only `chunk`, at `at`.
+    pub fn chunk(at: i64, chunk: &'a [u8]) -> DataEdit<'a> {
+        DataEdit {
+            at,
+            chunk,
+            tail_from: 0,
+            tail_len: 0,
+        }
+    }
+
+    /// How many bytes of the data section it writes.
+    fn len(&self) -> i64 {
+        self.chunk.len() as i64 + self.tail_len
     }
 }
 
@@ -260,8 +310,8 @@ impl Sizes {
 struct FrameParts<'a> {
     /// The encoded header.
     header: &'a [u8],
-    /// New bytes of the data section: from this offset on, the data section is these bytes.
-    edit: Option<(i64, &'a [u8])>,
+    /// New bytes of the data section (none empty).
+    edit: Option<DataEdit<'a>>,
     /// The chunk offsets `off_chunk` encodes.
     offsets: &'a [i64],
     /// Where the offsets index goes (from the frame's start).
@@ -269,6 +319,11 @@ struct FrameParts<'a> {
     off_chunk: &'a [u8],
     trailer: &'a [u8],
 }
+
+/// The most bytes written at the start of a file that a kill cannot split: a write within one
+/// page (4 KiB, the smallest page size of the systems this runs on) is all or nothing when the
+/// writer is killed, since the kernel looks for a fatal signal only between pages.
+const ONE_WRITE: usize = 4096;
 
 /// Sets the stored size and frame length fields of an encoded header.
 fn patch_header(header: &mut [u8], cbytes: i64, frame_len: i64) {
@@ -305,7 +360,8 @@ fn write_frame_safely(
         // frame without chunks keeps its trailer right after the header): the whole frame is
         // a few hundred bytes, written at once.
         if parts.edit.is_some() || parts.off_pos != hl {
-            write_edit(store, base + hl as u64, parts.edit)?;
+            let old_data_at = base + old.header_len as u64;
+            write_edit(store, base + hl as u64, old_data_at, parts.edit)?;
             return write_frame(
                 store,
                 base,
@@ -323,7 +379,7 @@ fn write_frame_safely(
         return store.truncate(end);
     }
     let far = old.frame_len.max(new.frame_len);
-    let keeps_old_data = parts.edit.is_none_or(|(at, _)| at >= old.cbytes);
+    let keeps_old_data = parts.edit.is_none_or(|e| e.at >= old.cbytes);
     if keeps_old_data && old.nbytes > 0 {
         // The old state, its index and trailer copied past both ends.
         let from = hl + old.cbytes;
@@ -333,11 +389,16 @@ fn write_frame_safely(
         patch_header(&mut mid, far - hl, far + old_tail.len() as i64);
         store.write_at(base, &mid)?;
     } else {
-        // The new state, its changed data copied past both ends.
-        let (at, data) = parts.edit.unwrap_or((new.cbytes, &[]));
-        if !data.is_empty() {
-            store.write_at(base + far as u64, data)?;
-        }
+        // The new state, its changed data copied past both ends (the moved chunks from their
+        // old place, which nothing has written yet).
+        let edit = parts.edit.unwrap_or(DataEdit::chunk(new.cbytes, &[]));
+        let at = edit.at;
+        write_edit(
+            store,
+            base + (far - at) as u64,
+            base + hl as u64,
+            Some(edit),
+        )?;
         let shift = far - hl - at;
         let moved: Vec<i64> = parts
             .offsets
@@ -350,13 +411,18 @@ fn write_frame_safely(
             offsets::encode(&moved)?
         };
         index.extend_from_slice(parts.trailer);
-        let index_at = far + data.len() as i64;
+        let index_at = far + edit.len();
         store.write_at(base + index_at as u64, &index)?;
         let mut shadow = parts.header.to_vec();
         patch_header(&mut shadow, index_at - hl, index_at + index.len() as i64);
         store.write_at(base, &shadow)?;
     }
-    write_edit(store, base + hl as u64, parts.edit)?;
+    // The moved chunks now come from the copy at `far`, past everything written from here on.
+    let final_edit = parts.edit.map(|e| DataEdit {
+        tail_from: e.chunk.len() as i64,
+        ..e
+    });
+    write_edit(store, base + hl as u64, base + far as u64, final_edit)?;
     let mut index = Vec::with_capacity(parts.off_chunk.len() + parts.trailer.len());
     index.extend_from_slice(parts.off_chunk);
     index.extend_from_slice(parts.trailer);
@@ -365,12 +431,26 @@ fn write_frame_safely(
     store.truncate(end)
 }
 
-/// Writes the changed bytes of a data section that starts at `data_at`.
-fn write_edit(store: &mut dyn ByteStore, data_at: u64, edit: Option<(i64, &[u8])>) -> Result<()> {
-    match edit {
-        Some((at, bytes)) => store.write_at(data_at + at as u64, bytes),
-        None => Ok(()),
+/// Writes the changed bytes of a data section that starts at `data_at` in `store`; the moved
+/// bytes (`tail_from`) are counted from `tail_base`.
+fn write_edit(
+    store: &mut dyn ByteStore,
+    data_at: u64,
+    tail_base: u64,
+    edit: Option<DataEdit<'_>>,
+) -> Result<()> {
+    let Some(e) = edit else {
+        return Ok(());
+    };
+    let chunk_at = data_at + e.at as u64;
+    if !e.chunk.is_empty() {
+        store.write_at(chunk_at, e.chunk)?;
     }
+    if e.tail_len > 0 {
+        let to = chunk_at + e.chunk.len() as u64;
+        store.move_within(tail_base + e.tail_from as u64, to, e.tail_len as usize)?;
+    }
+    Ok(())
 }
 
 /// Replaces the file at `path` with one holding `bytes`: written under a temporary name next

@@ -140,11 +140,10 @@ impl Schunk {
         self.check_chunk_kind(chunk, Error::ChunkUpdate)?;
         let chunk = &chunk[..cbytes as usize];
         let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
-        let old = self.get_chunk(nchunk)?;
-        let old_h = ChunkHeader::parse(&old)?;
+        // The old chunk's sizes: its header is all that is read.
+        let old_h = self.chunks.header_of(i)?;
         let old_nbytes = old_h.nbytes as i64;
         let old_cbytes = old_h.cbytes as i64;
-        drop(old);
         let special = chunk_offset_special(chunk);
         let mut header = self.frame_header();
         header.chunksize = chunksize;
@@ -163,9 +162,7 @@ impl Schunk {
     pub fn delete_chunk(&mut self, nchunk: i64) -> Result<i64> {
         let _held = self.hold(true)?;
         let i = self.index(nchunk)?;
-        let old = self.get_chunk(nchunk)?;
-        let old_h = ChunkHeader::parse(&old)?;
-        drop(old);
+        let old_h = self.chunks.header_of(i)?;
         let mut header = self.frame_header();
         header.nbytes = self.nbytes - old_h.nbytes as i64;
         self.mark_list_changed(i);

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::ChunkHeader;
 use crate::frame::offsets::{encode_with_room, special_offset};
-use crate::frame::{ChunkBytes, Frame, FrameHeader, Meta};
+use crate::frame::{ChunkBytes, DataEdit, Frame, FrameHeader, Meta};
 use crate::Result;
 
 /// Where the chunks of a super-chunk are.
@@ -197,6 +197,15 @@ impl Chunks {
         }
     }
 
+    /// The header of chunk `i` (checked by the caller) as `get` returns the chunk, reading
+    /// only the header from disk.
+    pub(super) fn header_of(&self, i: usize) -> Result<ChunkHeader> {
+        match self {
+            Chunks::List(l) => ChunkHeader::parse(&l[i]),
+            Chunks::Frame(f) => f.located_chunk_header(i as i64),
+        }
+    }
+
     /// The list, if the chunks are one.
     pub(super) fn list(&self) -> Option<&[Vec<u8>]> {
         match self {
@@ -341,15 +350,14 @@ impl Chunks {
         } else {
             // In a file the new data from the slot on (the chunk, then the chunks after it)
             // goes to commit, which first writes it where a kill cannot hurt
-            // (docs/CRASH-SAFETY.md).
-            let tail = frame.read_data(old_end, cbytes - old_end)?;
-            let mut data = Vec::with_capacity(new_len as usize + tail.len());
-            if special.is_none() {
-                data.extend_from_slice(chunk);
-            }
-            data.extend_from_slice(&tail);
-            let edit = (!data.is_empty()).then_some((slot, &data[..]));
-            frame.commit(h, commit.metas, commit.vlmetas, edit, offsets)?;
+            // (docs/CRASH-SAFETY.md), moving the chunks after it inside the file.
+            let edit = DataEdit {
+                at: slot,
+                chunk: if special.is_none() { chunk } else { &[] },
+                tail_from: old_end,
+                tail_len: cbytes - old_end,
+            };
+            frame.commit_update(h, commit.metas, commit.vlmetas, edit, offsets)?;
         }
         Ok(after)
     }
