@@ -250,6 +250,7 @@ impl<S: ChunkStore> Array<S> {
         }
         let start = vec![0; a.ndim()];
         let shape = a.geom.shape.clone();
+        let _released = super::scratch::CompressedReleased::all();
         a.set_slice_cbuffer(buffer, &shape, &start, &shape)?;
         Ok(a)
     }

@@ -220,7 +220,7 @@ impl<S: ChunkStore> Array<S> {
     ) -> Result<()> {
         // As c-blosc2: one change for other handles however many chunks it rewrites.
         let _held = self.store.hold(true)?;
-        let _released = super::scratch::CompressedReleased;
+        let _released = super::scratch::CompressedReleased::after_call();
         self.check_buffer(buffer.len(), buffershape, start, stop)?;
         let ts = self.geom.typesize;
         if self.ndim() == 0 {

@@ -63,17 +63,35 @@ impl Drop for Scratch {
 /// Compressor output buffers up to this size stay with the thread after a write call.
 const COMPRESSED_KEPT_AFTER_CALL: usize = 1 << 20;
 
-/// Frees this thread's compressor output buffer when dropped, if it is larger than
-/// [`COMPRESSED_KEPT_AFTER_CALL`]: held by a call that writes chunks, so that its chunks share
-/// one buffer but a buffer of large chunks does not stay resident after it (c-blosc2 frees its
-/// own; a 2 MiB one kept made a slice read after from_cbuffer peak 1.05x c-blosc2's RSS).
-pub struct CompressedReleased;
+/// Frees this thread's compressor output buffer when dropped, if it is larger than it keeps:
+/// held by a call that writes chunks, so that its chunks share one buffer but the buffer does
+/// not stay resident after it (c-blosc2 frees its own; a 2 MiB one kept made a slice read after
+/// from_cbuffer peak 1.05x c-blosc2's RSS, a 256 KiB one 1.06x for arrays of 8 MB).
+pub struct CompressedReleased {
+    keep: usize,
+}
+
+impl CompressedReleased {
+    /// For a call that may be one of many small writes (a set_slice): a buffer of up to
+    /// [`COMPRESSED_KEPT_AFTER_CALL`] stays for the next call, which would otherwise allocate
+    /// and fault it in again.
+    pub fn after_call() -> Self {
+        CompressedReleased {
+            keep: COMPRESSED_KEPT_AFTER_CALL,
+        }
+    }
+
+    /// For a call that writes a whole array (from_cbuffer): nothing stays.
+    pub fn all() -> Self {
+        CompressedReleased { keep: 0 }
+    }
+}
 
 impl Drop for CompressedReleased {
     fn drop(&mut self) {
         let _ = COMPRESSED.try_with(|p| {
             if let Ok(mut p) = p.try_borrow_mut() {
-                if p.capacity() > COMPRESSED_KEPT_AFTER_CALL {
+                if p.capacity() > self.keep {
                     *p = Vec::new();
                 }
             }
