@@ -1,6 +1,7 @@
 //! Making and opening super-chunks: new ones in memory, in a cframe file or an sframe
 //! directory; existing frames from a buffer, a file (at an offset) or a user I/O backend.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
@@ -272,7 +273,12 @@ impl Schunk {
         let mut nbytes = 0;
         let mut blocksize = None;
         for n in 0..frame.nchunks() {
-            let c = frame.chunk(n)?.into_owned();
+            // Chunks of a frame in memory are copied into kept list buffers when there are
+            // some (see storage::list_chunk); those read from disk are fresh already.
+            let c = match frame.chunk(n)? {
+                Cow::Borrowed(b) => super::storage::list_chunk(b),
+                Cow::Owned(v) => v,
+            };
             let h = ChunkHeader::parse(&c)?;
             cbytes += h.cbytes as i64;
             nbytes += h.nbytes as i64;

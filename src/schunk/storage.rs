@@ -83,7 +83,7 @@ fn fits(capacity: usize, len: usize) -> bool {
 }
 
 /// A copy of `chunk` for a list, in a kept buffer when one fits.
-fn list_chunk(chunk: &[u8]) -> Vec<u8> {
+pub(super) fn list_chunk(chunk: &[u8]) -> Vec<u8> {
     if chunk.len() >= SPARE_CHUNK_MIN {
         let spare = SPARE_CHUNKS.lock().ok().and_then(|mut spare| {
             let at = spare
