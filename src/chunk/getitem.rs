@@ -65,14 +65,8 @@ pub fn getitem_parsed(
         if header.cbytes as i64 != header.nbytes as i64 + hl as i64 {
             return Err(Error::Data);
         }
-        if nbytes == 0 {
+        if !request_fits(header, start, nbytes, dst.len())? {
             return Ok(0);
-        }
-        if nbytes > dst.len() {
-            return Err(Error::WriteBuffer);
-        }
-        if start + nbytes > header.nbytes as usize {
-            return Err(Error::InvalidParam);
         }
         if !header.is_vl_blocks() && dparams.postfilter.is_none() {
             let from = src
@@ -86,6 +80,22 @@ pub fn getitem_parsed(
         return getitem_special(dparams, header, src, start, nbytes, dst, reader);
     }
     getitem_general(dparams, header, src, start, nbytes, dst, reader)
+}
+
+/// getitem's checks of the request against the chunk and the destination, in c-blosc2's order
+/// (the general path makes the same): `Ok(false)` for an empty request, which succeeds with 0.
+#[inline(always)]
+fn request_fits(header: &ChunkHeader, start: usize, nbytes: usize, dst_len: usize) -> Result<bool> {
+    if nbytes == 0 {
+        return Ok(false);
+    }
+    if nbytes > dst_len {
+        return Err(Error::WriteBuffer);
+    }
+    if start + nbytes > header.nbytes as usize {
+        return Err(Error::InvalidParam);
+    }
+    Ok(true)
 }
 
 /// [`getitem_general`] of a special-value chunk without a postfilter: the same checks in the
@@ -112,13 +122,10 @@ fn getitem_special(
     {
         return Err(Error::Data);
     }
-    if nbytes == 0 {
+    if !request_fits(header, start, nbytes, dst.len())? {
         return Ok(0);
     }
-    if nbytes > dst.len() {
-        return Err(Error::WriteBuffer);
-    }
-    if start + nbytes > header.nbytes as usize || header.is_vl_blocks() {
+    if header.is_vl_blocks() {
         return Err(Error::InvalidParam);
     }
     if special == Special::Zero {
@@ -140,16 +147,10 @@ fn getitem_general(
 ) -> Result<usize> {
     let chunk = Chunk::with_header(*header, src, reader)?;
     let h = chunk.header;
-    if nbytes == 0 {
+    if !request_fits(&h, start, nbytes, dst.len())? {
         return Ok(0);
     }
-    if nbytes > dst.len() {
-        return Err(Error::WriteBuffer);
-    }
     let stop = start + nbytes;
-    if stop > h.nbytes as usize {
-        return Err(Error::InvalidParam);
-    }
     if h.is_vl_blocks() {
         return Err(Error::InvalidParam);
     }
