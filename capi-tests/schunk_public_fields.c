@@ -364,6 +364,33 @@ static void concurrent_appends(void) {
   unsetenv("BLOSC_LOCKING");
 }
 
+/* A client replacing the super-chunk's dctx frees the old one before it stores the new one,
+ * made from dparams naming the super-chunk (python-blosc2's _set_postfilter): creating it
+ * must not read the freed context. */
+static void dctx_replaced(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = {.contiguous = true, .cparams = &cp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  int32_t data[1000], out[1000];
+  for (int i = 0; i < 1000; i++) data[i] = i * 3;
+  blosc2_schunk_append_buffer(sc, data, sizeof data);
+  for (int round = 0; round < 3; round++) {
+    blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.schunk = sc;
+    blosc2_free_ctx(sc->dctx);
+    /* What a freed context's memory holds is the allocator's business: make it garbage. */
+    void *junk[8];
+    for (int k = 0; k < 8; k++) { junk[k] = malloc(600); memset(junk[k], 0xa5, 600); }
+    sc->dctx = blosc2_create_dctx(dp);
+    for (int k = 0; k < 8; k++) free(junk[k]);
+    int rc = blosc2_schunk_decompress_chunk(sc, 0, out, sizeof out);
+    printf("dctx replaced %d: %s decompress=%d data=%s\n", round, sc->dctx ? "ok" : "NULL", rc,
+           memcmp(out, data, sizeof data) == 0 ? "same" : "DIFFERENT");
+  }
+  blosc2_schunk_free(sc);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/rblosc2-fields-XXXXXX");
   if (mkdtemp(dir) == NULL) return 1;
@@ -372,6 +399,7 @@ int main(void) {
   contexts();
   views();
   concurrent_appends();
+  dctx_replaced();
   blosc2_destroy();
   rmdir(dir);
   printf("schunk_public_fields: done\n");

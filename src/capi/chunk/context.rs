@@ -9,7 +9,7 @@ use super::buffers::len_of;
 use super::env::{apply_cctx_env, env_nthreads};
 use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
 use crate::capi::params::{self, dparams_from_c, Context, OwnedContext};
-use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref};
+use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref_as_is};
 use crate::capi::types::*;
 use crate::chunk::copy::copy_bytes;
 use crate::chunk::decompress;
@@ -39,7 +39,7 @@ pub(super) fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
 /// `schunk` is NULL or a super-chunk of ours.
 pub(crate) unsafe fn schunk_typesize(schunk: *mut c_void) -> Option<i32> {
     // SAFETY: forwarded contract.
-    unsafe { schunk_ref(schunk.cast()) }.map(|s| s.cparams().typesize)
+    unsafe { schunk_ref_as_is(schunk.cast()) }.map(|s| s.cparams().typesize)
 }
 
 /// Creates a compression context from `cparams` (copied; start from `BLOSC2_CPARAMS_DEFAULTS`).

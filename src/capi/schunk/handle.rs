@@ -410,7 +410,7 @@ impl SchunkHandle {
 /// `schunk` is NULL or a `blosc2_schunk *` this library handed out and has not freed.
 pub(crate) unsafe fn schunk_layout(schunk: *mut c_void) -> Option<Arc<ArrayLayout>> {
     // SAFETY: forwarded contract.
-    unsafe { schunk_ref(schunk.cast::<blosc2_schunk>()) }.and_then(|s| s.layout().cloned())
+    unsafe { schunk_ref_as_is(schunk.cast::<blosc2_schunk>()) }.and_then(|s| s.layout().cloned())
 }
 
 impl Drop for SchunkHandle {
@@ -536,6 +536,20 @@ pub(super) unsafe fn chunk_source(p: *mut blosc2_schunk) -> *mut blosc2_schunk {
 pub(crate) unsafe fn schunk_ref<'a>(p: *const blosc2_schunk) -> Option<&'a Schunk> {
     // SAFETY: forwarded contract.
     unsafe { handle(p) }.map(|h| &h.schunk)
+}
+
+/// The Rust super-chunk behind a `blosc2_schunk *` (None for NULL), without taking in the
+/// client's `dctx`: for contexts created from parameters that name the super-chunk, where
+/// c-blosc2 reads only its fields. A client replacing the super-chunk's `dctx` frees the old
+/// context before it stores the new one made from such parameters (python-blosc2's
+/// `_set_postfilter`: `blosc2_free_ctx(schunk->dctx); schunk->dctx = blosc2_create_dctx(...)`),
+/// so the field names a freed context meanwhile.
+///
+/// # Safety
+/// `p` is NULL or a `blosc2_schunk *` this library handed out and has not freed.
+pub(crate) unsafe fn schunk_ref_as_is<'a>(p: *const blosc2_schunk) -> Option<&'a Schunk> {
+    // SAFETY: the mirror is the first field of the repr(C) handle, so the addresses agree.
+    unsafe { p.cast::<SchunkHandle>().as_ref() }.map(|h| &h.schunk)
 }
 
 /// The Rust super-chunk behind a `blosc2_schunk *`, to modify; call [`sync_mirror`] after.
