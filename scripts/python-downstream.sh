@@ -30,7 +30,9 @@
 #   RBLOSC2_DS_CACHE=DIR      cache directory (default ~/.cache/rblosc2-python-downstream)
 #   RBLOSC2_DS_PYTHON=PY      interpreter for the venv (default python3)
 #   RBLOSC2_DS_WORKERS=N      pytest-xdist workers (default 2); also the build's parallelism
-#   RBLOSC2_DS_TIMEOUT=S      a test running longer is stopped and counted as a crash (600)
+#   RBLOSC2_DS_TIMEOUT=S      a test running longer is stopped and counted as a crash (120: the
+#                             whole suite takes ~4 min a worker; 600 let a hang repeated in a
+#                             file's tests outlast CI's 90 min)
 #   RBLOSC2_DS_MAX_RESTARTS=N crashed workers replaced before xdist gives up (default 2000)
 #   RBLOSC2_DS_REBUILD=1      rebuild python-blosc2 even if nothing it depends on changed
 #
@@ -76,7 +78,7 @@ PYTEST_ARGS=("$@")
 CACHE="${RBLOSC2_DS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rblosc2-python-downstream}"
 PYTHON="${RBLOSC2_DS_PYTHON:-python3}"
 WORKERS="${RBLOSC2_DS_WORKERS:-2}"
-TEST_TIMEOUT="${RBLOSC2_DS_TIMEOUT:-600}"
+TEST_TIMEOUT="${RBLOSC2_DS_TIMEOUT:-120}"
 MAX_RESTARTS="${RBLOSC2_DS_MAX_RESTARTS:-2000}"
 VENV=$CACHE/venv
 LOGS=$CACHE/logs

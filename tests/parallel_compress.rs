@@ -194,3 +194,61 @@ fn small_destinations_fail_alike() {
         }
     }
 }
+
+/// Many small blocks on two threads, many times: the threads hand blocks to each other
+/// thousands of times per second, so a wake-up that can be missed is missed (python-blosc2's
+/// test_setitem hung this way: a thread that had just found its block could not be kept
+/// compact went to sleep after the block before it was placed, while the other thread waited
+/// for a buffer). A watchdog ends the process if a compression never returns.
+#[test]
+fn two_threads_never_wait_for_each_other_forever() {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watch = done.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(120));
+        if !watch.load(std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("two_threads_never_wait_for_each_other_forever: a compression hung");
+            std::process::abort();
+        }
+    });
+    // Three callers at once on two cores: threads are preempted inside their windows.
+    let callers: Vec<_> = (0..3)
+        .map(|_| std::thread::spawn(hand_blocks_to_each_other))
+        .collect();
+    for c in callers {
+        c.join().unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Compresses small-block chunks on two threads again and again, each time checking the bytes.
+fn hand_blocks_to_each_other() {
+    for (kind, compcode, list) in [
+        ("smooth", ZSTD, &[(SHUFFLE, 0)][..]),
+        ("noisy", LZ4, &[(SHUFFLE, 0)][..]),
+        ("half random", BLOSCLZ, &[][..]),
+        ("random", LZ4, &[][..]),
+    ] {
+        let (filters, filters_meta) = filters(list);
+        for blocksize in [128, 256, 1024] {
+            let src = data(kind, 16 * 1024 + 40);
+            let p = CParams {
+                compcode,
+                clevel: 1,
+                typesize: 4,
+                blocksize,
+                filters,
+                filters_meta,
+                nthreads: 2,
+                ..Default::default()
+            };
+            let (first, chunk) = compress(&p, &src, src.len() + 32);
+            assert!(first.unwrap() > 32);
+            for _ in 0..3000 {
+                let (r, again) = compress(&p, &src, src.len() + 32);
+                assert_eq!(r, first, "{kind}, blocksize {blocksize}");
+                assert!(again == chunk, "{kind}, blocksize {blocksize}: other bytes");
+            }
+        }
+    }
+}

@@ -965,9 +965,10 @@ fn compress_blocks_worker<'d>(
                         drop(st);
                         compact = compact_block(buf, n, &raw, need);
                         st = lock(placement);
-                        if compact.is_some() {
-                            continue;
-                        }
+                        // The lock was released: the block may be next by now, and the
+                        // change that made it so has been signalled already (waiting for
+                        // another one could wait forever).
+                        continue;
                     }
                 }
                 if st.in_use < st.max_in_use {
