@@ -42,6 +42,19 @@ unsafe impl Send for CExtras {}
 // SAFETY: as for Send: read-only copies of caller-owned pointers.
 unsafe impl Sync for CExtras {}
 
+impl CExtras {
+    /// All NULL and 0: what params that did not come from C have.
+    fn is_unset(&self) -> bool {
+        self.schunk.is_null()
+            && self.prefilter.is_none()
+            && self.preparams.is_null()
+            && self.tuner_params.is_null()
+            && self.tuner_id == 0
+            && self.codec_params.is_null()
+            && self.filter_params.iter().all(|p| p.is_null())
+    }
+}
+
 /// The C-only fields of a `blosc2_dparams`, kept in `DParams::owner`.
 #[derive(Clone, Copy)]
 pub(crate) struct DExtras {
@@ -409,7 +422,7 @@ fn registered_for(compcode: u8, filters: &[u8; 6]) -> (Option<Arc<dyn UserCodec>
 
 type UserFilters = Vec<(u8, Arc<dyn UserFilter>)>;
 
-fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
+fn cparams_from_c_with(c: &blosc2_cparams, handle: Option<&HandleCell>) -> CParams {
     let (user_codec, user_filters) = registered_for(c.compcode, &c.filters);
     let prefilter = c.prefilter.map(|func| {
         let user_data = if c.preparams.is_null() {
@@ -422,7 +435,7 @@ fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
             func,
             user_data,
             schunk: c.schunk,
-            handle: handle.clone(),
+            handle: handle.cloned().unwrap_or_default(),
         }) as Arc<dyn BlockCallback>
     });
     let extras = CExtras {
@@ -434,6 +447,9 @@ fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
         codec_params: c.codec_params,
         filter_params: c.filter_params,
     };
+    // Nothing C-only set: no owner, which `cparams_to_c` reads back as the same NULLs and 0
+    // (one allocation less per context, which c-blosc2 does not make either).
+    let owner = (!extras.is_unset()).then(|| Arc::new(extras) as crate::chunk::params::Owner);
     CParams {
         compcode: c.compcode,
         compcode_meta: c.compcode_meta,
@@ -454,7 +470,7 @@ fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
         // Set by the context constructors that know the super-chunk (see schunk_typesize).
         schunk_typesize: None,
         tuner: crate::capi::tuner::hook_for(c, handle),
-        owner: Some(Arc::new(extras)),
+        owner,
     }
 }
 
@@ -463,7 +479,7 @@ fn cparams_from_c_with(c: &blosc2_cparams, handle: &HandleCell) -> CParams {
 /// prefilter is wrapped as a `BlockCallback` (its `ctx` is NULL outside a context), and the
 /// C-only fields ride along in `owner` for [`cparams_to_c`].
 pub(crate) fn cparams_from_c(c: &blosc2_cparams) -> CParams {
-    cparams_from_c_with(c, &HandleCell::default())
+    cparams_from_c_with(c, None)
 }
 
 /// The `blosc2_cparams` for core parameters: the inverse of [`cparams_from_c`]. Params that did
@@ -500,7 +516,7 @@ pub(crate) fn cparams_to_c(p: &CParams) -> blosc2_cparams {
     }
 }
 
-fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
+fn dparams_from_c_with(c: &blosc2_dparams, handle: Option<&HandleCell>) -> DParams {
     let postfilter = c.postfilter.map(|func| {
         let user_data = if c.postparams.is_null() {
             ptr::null_mut()
@@ -512,7 +528,7 @@ fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
             func,
             user_data,
             schunk: c.schunk,
-            handle: handle.clone(),
+            handle: handle.cloned().unwrap_or_default(),
         }) as Arc<dyn BlockCallback>
     });
     ensure_plugin_codecs();
@@ -535,7 +551,7 @@ fn dparams_from_c_with(c: &blosc2_dparams, handle: &HandleCell) -> DParams {
 /// The core's parameters for a `blosc2_dparams`: every registered codec and filter (a chunk may
 /// name any), the postfilter wrapped as a `BlockCallback`, the C-only fields in `owner`.
 pub(crate) fn dparams_from_c(c: &blosc2_dparams) -> DParams {
-    dparams_from_c_with(c, &HandleCell::default())
+    dparams_from_c_with(c, None)
 }
 
 /// The `blosc2_dparams` for core parameters: the inverse of [`dparams_from_c`].
@@ -615,7 +631,8 @@ pub(crate) struct Context {
     /// Where the blocks of lazy chunks come from: set by the layer that owns the context (a
     /// super-chunk on a frame), used by `blosc2_decompress_ctx`/`blosc2_getitem_ctx`.
     pub lazy_blocks: Option<Arc<dyn LazyBlocks + Send>>,
-    handle: HandleCell,
+    /// Where the pre/postfilter and tuner of this context find its handle (None: it has none).
+    handle: Option<HandleCell>,
     /// Unique among all contexts ever made: a super-chunk tells with it whether the context
     /// its client put in `schunk->cctx`/`dctx` is the one it last adopted (an address alone
     /// could be a freed context's, reused).
@@ -645,10 +662,14 @@ fn copy_postparams(p: *const blosc2_postfilter_params) -> Option<Box<blosc2_post
 }
 
 impl Context {
-    /// A compression context; `adjust` may change the core params (environment overrides)
-    /// before the engine is built.
-    pub fn new_compress(c: &blosc2_cparams, adjust: impl FnOnce(&mut CParams)) -> Result<Self> {
-        let handle = HandleCell::default();
+    /// A compression context, boxed (it is moved no more: it is large); `adjust` may change
+    /// the core params (environment overrides) before the engine is built.
+    pub fn new_compress(
+        c: &blosc2_cparams,
+        adjust: impl FnOnce(&mut CParams),
+    ) -> Result<Box<Self>> {
+        // Only a prefilter or a tuner is told its context: no cell (an allocation) otherwise.
+        let handle = (c.prefilter.is_some() || c.tuner_id > 0).then(HandleCell::default);
         let mut cparams = *c;
         let mut preparams = None;
         if cparams.prefilter.is_some() {
@@ -657,14 +678,19 @@ impl Context {
                 .as_deref_mut()
                 .map_or(ptr::null_mut(), |p| p as *mut _);
         }
-        let mut core = cparams_from_c_with(&cparams, &handle);
+        let mut core = cparams_from_c_with(&cparams, handle.as_ref());
         adjust(&mut core);
         cparams.nthreads = core.nthreads;
         let engine = Engine::Compress(Compressor::new(core)?);
-        let mut dparams = dparams_to_c(&DParams::default());
-        dparams.nthreads = cparams.nthreads;
-        dparams.schunk = cparams.schunk;
-        Ok(Context {
+        // c-blosc2's default dparams with the cparams' thread count and super-chunk.
+        let dparams = blosc2_dparams {
+            nthreads: cparams.nthreads,
+            schunk: cparams.schunk,
+            postfilter: None,
+            postparams: ptr::null_mut(),
+            typesize: 8,
+        };
+        Ok(Box::new(Context {
             engine,
             cparams,
             dparams,
@@ -674,12 +700,15 @@ impl Context {
             lazy_blocks: None,
             handle,
             id: next_context_id(),
-        })
+        }))
     }
 
     /// A decompression context; `adjust` as for [`Context::new_compress`].
-    pub fn new_decompress(c: &blosc2_dparams, adjust: impl FnOnce(&mut DParams)) -> Result<Self> {
-        let handle = HandleCell::default();
+    pub fn new_decompress(
+        c: &blosc2_dparams,
+        adjust: impl FnOnce(&mut DParams),
+    ) -> Result<Box<Self>> {
+        let handle = c.postfilter.is_some().then(HandleCell::default);
         let mut dparams = *c;
         let mut postparams = None;
         if dparams.postfilter.is_some() {
@@ -688,14 +717,14 @@ impl Context {
                 .as_deref_mut()
                 .map_or(ptr::null_mut(), |p| p as *mut _);
         }
-        let mut core = dparams_from_c_with(&dparams, &handle);
+        let mut core = dparams_from_c_with(&dparams, handle.as_ref());
         adjust(&mut core);
         dparams.nthreads = core.nthreads;
         let engine = Engine::Decompress(Decompressor::new(core)?);
         let mut cparams = cparams_to_c(&CParams::default());
         cparams.nthreads = dparams.nthreads;
         cparams.schunk = dparams.schunk;
-        Ok(Context {
+        Ok(Box::new(Context {
             engine,
             cparams,
             dparams,
@@ -705,19 +734,21 @@ impl Context {
             lazy_blocks: None,
             handle,
             id: next_context_id(),
-        })
+        }))
     }
 
     /// Boxes the context into the handle given to C (freed by [`Context::free_handle`]).
-    pub fn into_handle(self) -> *mut blosc2_context_s {
+    pub fn into_handle(self: Box<Self>) -> *mut blosc2_context_s {
         let cell = self.handle.clone();
-        let raw = Box::into_raw(Box::new(self)).cast::<blosc2_context_s>();
-        cell.store(raw, Ordering::Release);
+        let raw = Box::into_raw(self).cast::<blosc2_context_s>();
+        if let Some(cell) = cell {
+            cell.store(raw, Ordering::Release);
+        }
         raw
     }
 
     /// Boxes the context into a handle that Rust code owns until it gives it to C.
-    pub fn into_owned(self) -> OwnedContext {
+    pub fn into_owned(self: Box<Self>) -> OwnedContext {
         OwnedContext(self.into_handle())
     }
 
@@ -781,7 +812,10 @@ impl Context {
 /// name (none for `tuner_id` <= 0), as `blosc2_create_cctx` does. During `init` the context
 /// reports, as c-blosc2's does, no tuner id and no codec params yet (c-blosc2 stores both after
 /// `init` returns).
-pub(crate) fn boxed_with_tuner(mut ctx: Context, cparams: &blosc2_cparams) -> Result<OwnedContext> {
+pub(crate) fn boxed_with_tuner(
+    mut ctx: Box<Context>,
+    cparams: &blosc2_cparams,
+) -> Result<OwnedContext> {
     let (tuner_id, codec_params) = (ctx.cparams.tuner_id, ctx.cparams.codec_params);
     ctx.cparams.tuner_id = 0;
     ctx.cparams.codec_params = std::ptr::null_mut();

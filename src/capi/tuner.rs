@@ -140,12 +140,16 @@ pub(crate) fn init_context(cparams: &blosc2_cparams, cctx: *mut blosc2_context_s
 
 /// The core hook for the tuner `cparams` name; None for `tuner_id` <= 0 (c-blosc2's own block
 /// size choice, which the core always makes).
-pub(crate) fn hook_for(cparams: &blosc2_cparams, handle: &HandleCell) -> Option<Arc<dyn Tuner>> {
+/// `handle`: the context's cell (None outside a context: the tuner then gets the super-chunk's).
+pub(crate) fn hook_for(
+    cparams: &blosc2_cparams,
+    handle: Option<&HandleCell>,
+) -> Option<Arc<dyn Tuner>> {
     (cparams.tuner_id > 0).then(|| {
         Arc::new(CTuner {
             id: cparams.tuner_id,
             schunk: cparams.schunk,
-            handle: handle.clone(),
+            handle: handle.cloned().unwrap_or_default(),
         }) as Arc<dyn Tuner>
     })
 }
@@ -272,7 +276,7 @@ mod tests {
         );
         c.tuner_id = 0;
         assert_eq!(init_context(&c, std::ptr::null_mut()), Ok(()));
-        assert!(hook_for(&c, &HandleCell::default()).is_none());
+        assert!(hook_for(&c, None).is_none());
 
         // The hook runs before each compression; the chunk is the one c-blosc2's own block
         // size choice gives, and a refusal fails the compression with BLOSC2_ERROR_TUNER.
