@@ -26,6 +26,7 @@ pub use params::{CParams, DParams};
 
 use crate::Result;
 use runner::Pool;
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, Weak};
 
 /// The worker pool for `nthreads` (> 1). Contexts asking for the same number of threads share
@@ -113,6 +114,36 @@ impl Decompressor {
     pub fn new(params: DParams) -> Result<Decompressor> {
         let pool = make_pool(params.nthreads)?;
         Ok(Decompressor { params, pool })
+    }
+
+    /// The one-thread decompressor for the default parameters with every codec and filter
+    /// registered so far: what blosc1-style calls without a context decompress with.
+    pub fn serial_default() -> Result<Decompressor> {
+        Decompressor::new(DParams {
+            nthreads: 1,
+            user_codecs: registry::all_codecs(),
+            user_filters: registry::all_filters(),
+            ..DParams::default()
+        })
+    }
+
+    /// Runs `f` with this thread's [`Decompressor::serial_default`], kept between calls
+    /// (building one costs more than a getitem of a small chunk) and built again once a codec
+    /// or filter has been registered. A call made from inside `f` (a user codec calling back)
+    /// gets one of its own.
+    pub fn with_serial_default<R>(f: impl FnOnce(&Decompressor) -> Result<R>) -> Result<R> {
+        thread_local! {
+            /// The kept decompressor, with the registration count it was built at.
+            static KEPT: Cell<Option<(usize, Decompressor)>> = const { Cell::new(None) };
+        }
+        let seen = registry::registrations();
+        let d = match KEPT.with(Cell::take) {
+            Some((n, d)) if n == seen => d,
+            _ => Decompressor::serial_default()?,
+        };
+        let r = f(&d);
+        KEPT.with(|k| k.set(Some((seen, d))));
+        r
     }
 
     /// The parameters it decompresses with.

@@ -1,6 +1,5 @@
 //! The global API: the blosc2_*/blosc1_* functions that compress through the global settings, and the threads callback.
 
-use std::cell::Cell;
 use std::panic::AssertUnwindSafe;
 
 use libc::{c_int, c_void};
@@ -14,7 +13,7 @@ use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_n
 use crate::capi::params::{cparams_from_c, dparams_from_c};
 use crate::capi::types::*;
 use crate::chunk::header::{ChunkHeader, MAX_BUFFERSIZE, MAX_OVERHEAD};
-use crate::chunk::{registry, CParams, Compressor, Decompressor};
+use crate::chunk::{CParams, Compressor, Decompressor};
 use crate::{global, Error, Result};
 
 pub(super) fn ensure_init() {
@@ -117,26 +116,12 @@ pub(super) fn global_decompressor(nthreads: i16) -> Result<Decompressor> {
     Decompressor::new(dparams_from_c(&d))
 }
 
-thread_local! {
-    /// This thread's single-threaded decompressor of the global functions, with the count of
-    /// codec and filter registrations it has seen: building one (default parameters, the
-    /// registries' codecs and filters) cost more than getitem on a small chunk itself.
-    static SERIAL_DECOMPRESSOR: Cell<Option<(usize, Decompressor)>> = const { Cell::new(None) };
-}
-
-/// Runs `f` with a single-threaded global decompressor, reused across calls while no codec or
-/// filter is registered. A call made from inside `f` (a user codec calling the global API)
-/// builds its own.
+/// Runs `f` with this thread's single-threaded decompressor for the global functions (the
+/// core keeps it while no codec or filter is registered).
 fn with_serial_decompressor<R>(f: impl FnOnce(&Decompressor) -> Result<R>) -> Result<R> {
-    let seen = registry::registrations();
-    let kept = SERIAL_DECOMPRESSOR.with(|c| c.take());
-    let d = match kept {
-        Some((n, d)) if n == seen => d,
-        _ => global_decompressor(1)?,
-    };
-    let r = f(&d);
-    SERIAL_DECOMPRESSOR.with(|c| c.set(Some((seen, d))));
-    r
+    // The plugin codecs c-blosc2 registers at init are in the registry before it is read.
+    crate::capi::params::ensure_plugin_codecs();
+    Decompressor::with_serial_default(f)
 }
 
 pub(super) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
