@@ -118,6 +118,7 @@ pub mod filters;
 pub mod frame;
 pub mod global;
 pub mod inspect;
+pub(crate) mod kept;
 pub mod schunk;
 pub mod urlpath;
 

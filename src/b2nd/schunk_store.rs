@@ -93,10 +93,10 @@ impl ChunkStore for Schunk {
                     .for_each_block_part(&lazy, spans, reader, f);
             }
         }
-        let chunk = if h.is_lazy() {
-            self.get_chunk(nchunk)?
-        } else {
-            lazy
+        let chunk = match self.frame() {
+            // The whole chunk from where its lazy form says it is (no second index lookup).
+            Some(frame) if h.is_lazy() => Cow::Owned(frame.unlazy(&lazy)?),
+            _ => lazy,
         };
         self.decompressor()
             .for_each_block_part(&chunk, spans, None, f)

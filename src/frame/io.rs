@@ -60,14 +60,7 @@ pub trait ByteStore: Send + Sync {
         }
         // SAFETY: every byte of buf was initialised just above.
         let buf = unsafe { &mut *(buf as *mut [MaybeUninit<u8>] as *mut [u8]) };
-        let mut done = 0;
-        while done < buf.len() {
-            let n = self.read_at(pos + done as u64, &mut buf[done..])?;
-            if n == 0 {
-                return Err(Error::FileRead);
-            }
-            done += n;
-        }
+        read_exact_at(self, pos, buf)?;
         Ok(buf)
     }
     /// Appends the `len` bytes at `pos` to `out` (see [`ByteStore::read_exact_uninit`]), or
@@ -168,7 +161,7 @@ pub trait Io: Send + Sync {
 }
 
 /// Reads exactly `buf.len()` bytes at `pos`, or fails with `FileRead`.
-pub fn read_exact_at(store: &dyn ByteStore, pos: u64, buf: &mut [u8]) -> Result<()> {
+pub fn read_exact_at<S: ByteStore + ?Sized>(store: &S, pos: u64, buf: &mut [u8]) -> Result<()> {
     let mut done = 0;
     while done < buf.len() {
         let n = store.read_at(pos + done as u64, &mut buf[done..])?;
@@ -461,35 +454,25 @@ const HEAP_FRAME_MAX: usize = (32 << 20) - 8192;
 /// in-memory frame takes it (a new frame takes it at its first write).
 const SPARE_FRAME_MIN: usize = 1 << 20;
 
-/// The buffer of the last in-memory frame dropped (one, process-wide, at most
-/// `HEAP_FRAME_MAX`): the next frame that grows past `SPARE_FRAME_MIN` moves into it. A frame
-/// buffer of megabytes is mapped by glibc and its pages faulted in anew for every frame
-/// (c-blosc2's exact-size reallocs land in the heap, whose pages stay resident); a
-/// super-chunk rebuilt or a frame re-made in a loop reuses these pages instead. Holds at most
-/// what one dropped frame held.
-static SPARE_FRAME: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
-
-/// Takes the spare frame buffer if it has room for `len` bytes.
+/// Takes the largest kept buffer (see [`crate::kept`]) of [`SPARE_FRAME_MIN`] to
+/// [`HEAP_FRAME_MAX`] bytes with room for `len` bytes: a frame buffer of megabytes is mapped by
+/// glibc and its pages faulted in anew for every frame (c-blosc2's exact-size reallocs land in
+/// the heap, whose pages stay resident); a super-chunk rebuilt or a frame re-made in a loop
+/// reuses a dropped frame's pages instead.
 fn take_spare_frame(len: usize) -> Option<Vec<u8>> {
-    let mut spare = SPARE_FRAME.lock().ok()?;
-    (spare.capacity() >= len).then(|| std::mem::take(&mut *spare))
+    let fits = |cap: usize| cap >= len.max(SPARE_FRAME_MIN) && cap <= HEAP_FRAME_MAX;
+    crate::kept::take(|buffers| {
+        (0..buffers.len())
+            .filter(|&i| fits(buffers[i].capacity()))
+            .max_by_key(|&i| buffers[i].capacity())
+    })
 }
 
-/// Keeps `buffer` (emptied) as the spare frame buffer when its size is in range, in place of
-/// a smaller one.
-fn keep_spare_frame(mut buffer: Vec<u8>) {
-    let cap = buffer.capacity();
-    if !(SPARE_FRAME_MIN..=HEAP_FRAME_MAX).contains(&cap) {
-        return;
+/// Keeps a frame's `buffer` for the next frames when its size is in range.
+fn keep_spare_frame(buffer: Vec<u8>) {
+    if (SPARE_FRAME_MIN..=HEAP_FRAME_MAX).contains(&buffer.capacity()) {
+        crate::kept::keep([buffer]);
     }
-    if let Ok(mut spare) = SPARE_FRAME.lock() {
-        if spare.capacity() < cap {
-            buffer.clear();
-            // The smaller one is freed after the lock is released.
-            buffer = std::mem::replace(&mut *spare, buffer);
-        }
-    }
-    drop(buffer);
 }
 
 /// A frame in memory: owned bytes, or a shared read-only view that is copied on first write.

@@ -5,7 +5,6 @@
 
 use std::borrow::Cow;
 use std::mem::MaybeUninit;
-use std::sync::Mutex;
 
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::ChunkHeader;
@@ -52,30 +51,6 @@ fn list_counted_cbytes(old_cbytes: i64) -> i64 {
     }
 }
 
-/// The chunk buffers kept from in-memory chunk lists (dropped, or chunks replaced or
-/// deleted), the latest at most `SPARE_CHUNKS_MAX` bytes process-wide, for the next chunks a
-/// list copies in. Chunks of hundreds of kilobytes come from the heap once glibc's mmap threshold rose,
-/// and glibc trims the heap's top when a super-chunk's chunks are freed: every super-chunk
-/// rebuilt and every chunk inserted faulted its pages in anew (4,716 minor faults per
-/// insert sample of the matrix's 32x1MiB list against c-blosc2's 40, whose allocations
-/// happen to leave the heap untrimmed).
-static SPARE_CHUNKS: Mutex<SpareChunks> = Mutex::new(SpareChunks {
-    buffers: Vec::new(),
-    bytes: 0,
-});
-
-/// See [`SPARE_CHUNKS`].
-struct SpareChunks {
-    buffers: Vec<Vec<u8>>,
-    /// Sum of the buffers' capacities.
-    bytes: usize,
-}
-
-/// The most bytes [`SPARE_CHUNKS`] holds.
-const SPARE_CHUNKS_MAX: usize = 32 << 20;
-/// The smallest buffer [`SPARE_CHUNKS`] keeps (smaller ones the allocator serves well).
-const SPARE_CHUNK_MIN: usize = 64 << 10;
-
 /// Whether a buffer of `capacity` bytes holds a chunk of `len` bytes without wasting more
 /// than an eighth of it.
 fn fits(capacity: usize, len: usize) -> bool {
@@ -84,15 +59,12 @@ fn fits(capacity: usize, len: usize) -> bool {
 
 /// A copy of `chunk` for a list, in a kept buffer when one fits.
 pub(super) fn list_chunk(chunk: &[u8]) -> Vec<u8> {
-    if chunk.len() >= SPARE_CHUNK_MIN {
-        let spare = SPARE_CHUNKS.lock().ok().and_then(|mut spare| {
-            let at = spare
-                .buffers
+    if chunk.len() >= crate::kept::MIN {
+        // The newest kept buffer it fits (see crate::kept).
+        let spare = crate::kept::take(|buffers| {
+            buffers
                 .iter()
-                .rposition(|b| fits(b.capacity(), chunk.len()))?;
-            let b = spare.buffers.swap_remove(at);
-            spare.bytes -= b.capacity();
-            Some(b)
+                .rposition(|b| fits(b.capacity(), chunk.len()))
         });
         if let Some(mut b) = spare {
             b.extend_from_slice(chunk);
@@ -106,31 +78,10 @@ pub(super) fn list_chunk(chunk: &[u8]) -> Vec<u8> {
     chunk.to_vec()
 }
 
-/// Keeps `chunks` (buffers a list no longer holds) in [`SPARE_CHUNKS`] while there is room;
-/// the rest are freed.
+/// Keeps `chunks` (buffers a list no longer holds) for the next chunks a list copies in (see
+/// [`crate::kept`]).
 fn keep_list_chunks(chunks: Vec<Vec<u8>>) {
-    let mut freed = Vec::new();
-    if let Ok(mut spare) = SPARE_CHUNKS.lock() {
-        for mut c in chunks {
-            let cap = c.capacity();
-            if (SPARE_CHUNK_MIN..=SPARE_CHUNKS_MAX).contains(&cap) {
-                c.clear();
-                spare.bytes += cap;
-                spare.buffers.push(c);
-            } else {
-                freed.push(c);
-            }
-        }
-        // The oldest go first: buffers no chunk fitted make room for the latest.
-        let mut evict = 0;
-        while spare.bytes > SPARE_CHUNKS_MAX {
-            spare.bytes -= spare.buffers[evict].capacity();
-            evict += 1;
-        }
-        freed.extend(spare.buffers.drain(..evict));
-    }
-    // Freed after the lock is released.
-    drop(freed);
+    crate::kept::keep(chunks);
 }
 
 impl Drop for Chunks {

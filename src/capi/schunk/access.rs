@@ -50,16 +50,29 @@ pub(super) unsafe fn give_chunk(
         Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
         Cow::Owned(v) => (malloc_copy(&v)?, true),
     };
-    // SAFETY: NULL-checked outputs, writable per the contract.
+    // SAFETY: forwarded contract; p is malloc'd when free is true.
+    unsafe { hand_out(p, free, chunk, needs_free) };
+    Ok(len)
+}
+
+/// Writes the two out-parameters of the chunk getters: the chunk `p` and whether the caller
+/// must free it (`free`: `p` is malloc'd). With no `chunk` to hand it to, a malloc'd `p` is
+/// freed here.
+///
+/// # Safety
+/// `chunk` and `needs_free` are NULL or writable; `p` is malloc'd when `free` is true.
+unsafe fn hand_out(p: *mut u8, free: bool, chunk: *mut *mut u8, needs_free: *mut bool) {
+    // SAFETY: NULL-checked outputs, writable per the contract; p is ours to free when `free`.
     unsafe {
         if !chunk.is_null() {
             *chunk = p;
+        } else if free {
+            libc::free(p.cast());
         }
         if !needs_free.is_null() {
             *needs_free = free;
         }
     }
-    Ok(len)
 }
 
 /// Hands chunk `nchunk` of `s` to C as [`give_chunk`] does; one read from disk goes straight
@@ -100,18 +113,8 @@ pub(super) unsafe fn give_chunk_read(
         unsafe { libc::free(malloced.cast()) };
         return read;
     };
-    // SAFETY: NULL-checked outputs, writable per the contract.
-    unsafe {
-        if chunk.is_null() {
-            // Nobody to hand it to.
-            libc::free(malloced.cast());
-        } else {
-            *chunk = malloced;
-        }
-        if !needs_free.is_null() {
-            *needs_free = true;
-        }
-    }
+    // SAFETY: forwarded contract; `malloced` is our malloc'd buffer holding the chunk.
+    unsafe { hand_out(malloced, true, chunk, needs_free) };
     Ok(len)
 }
 
