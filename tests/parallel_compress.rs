@@ -4,7 +4,7 @@
 
 use blosc2::chunk::header::{BITSHUFFLE, DELTA, SHUFFLE};
 use blosc2::chunk::pipeline::BYTEDELTA;
-use blosc2::chunk::{CParams, Compressor};
+use blosc2::chunk::{CParams, Compressor, DParams, Decompressor};
 use blosc2::codecs::{BLOSCLZ, LZ4, LZ4HC, ZLIB, ZSTD};
 
 /// bench/bench.c's float64 data: a smooth curve, optionally with noise, or random bytes (or
@@ -221,10 +221,18 @@ fn two_threads_never_wait_for_each_other_forever() {
     done.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
-/// Compresses small-block chunks on two threads again and again, each time checking the bytes.
+/// Compresses small-block chunks on two threads again and again, each time checking the bytes,
+/// and decompresses them on two threads (DELTA's blocks wait for block 0 from the other thread),
+/// whole and with every other block masked out.
 fn hand_blocks_to_each_other() {
+    let d2 = Decompressor::new(DParams {
+        nthreads: 2,
+        ..Default::default()
+    })
+    .unwrap();
     for (kind, compcode, list) in [
         ("smooth", ZSTD, &[(SHUFFLE, 0)][..]),
+        ("smooth", LZ4, &[(DELTA, 0), (SHUFFLE, 0)][..]),
         ("noisy", LZ4, &[(SHUFFLE, 0)][..]),
         ("half random", BLOSCLZ, &[][..]),
         ("random", LZ4, &[][..]),
@@ -244,10 +252,28 @@ fn hand_blocks_to_each_other() {
             };
             let (first, chunk) = compress(&p, &src, src.len() + 32);
             assert!(first.unwrap() > 32);
-            for _ in 0..3000 {
+            let nblocks = src.len().div_ceil(blocksize as usize);
+            let mask: Vec<bool> = (0..nblocks).map(|b| b % 2 == 1).collect();
+            let mut out = vec![0u8; src.len()];
+            for i in 0..1500 {
                 let (r, again) = compress(&p, &src, src.len() + 32);
                 assert_eq!(r, first, "{kind}, blocksize {blocksize}");
                 assert!(again == chunk, "{kind}, blocksize {blocksize}: other bytes");
+                out.fill(0);
+                let masked = i % 2 == 1;
+                let n = d2.decompress(&chunk, &mut out, masked.then_some(&mask[..]));
+                assert_eq!(n, Ok(src.len()), "{kind}, blocksize {blocksize}");
+                for (b, (got, want)) in out
+                    .chunks(blocksize as usize)
+                    .zip(src.chunks(blocksize as usize))
+                    .enumerate()
+                {
+                    let skipped = masked && mask[b];
+                    assert!(
+                        skipped && got.iter().all(|&x| x == 0) || !skipped && got == want,
+                        "{kind}, blocksize {blocksize}, block {b} (masked out: {skipped})"
+                    );
+                }
             }
         }
     }
