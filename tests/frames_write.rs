@@ -346,3 +346,100 @@ fn slices_and_copies_across_storages() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An update in a frame file moves the chunks after the updated one in groups, through staging
+/// areas past the frame's end (docs/CRASH-SAFETY.md): whether the chunk grows or shrinks, the
+/// groups overlap their old places or not, are held in memory or larger than 1 MiB, the file
+/// ends with the bytes the same updates leave in a frame in memory (written in c-blosc2's
+/// order), and reads back.
+#[test]
+fn file_updates_in_groups_leave_the_bytes_of_memory_frames() {
+    const ITEMS: usize = 300_000;
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut random = || -> Vec<u8> {
+        (0..ITEMS)
+            .flat_map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                ((x >> 32) as u32).to_le_bytes()
+            })
+            .collect()
+    };
+    let zeros = {
+        let params = CParams {
+            typesize: 4,
+            ..CParams::default()
+        };
+        let mut buf = vec![0u8; EXTENDED_HEADER_LENGTH];
+        let n = blosc2::chunk::special::make(
+            &params,
+            Special::Zero,
+            (ITEMS * 4) as i32,
+            None,
+            &mut buf,
+        )
+        .unwrap();
+        buf.truncate(n);
+        buf
+    };
+    let compress = |src: &[u8]| {
+        let mut list = Schunk::new(storage(None, false, 4)).unwrap();
+        list.append_buffer(src).unwrap();
+        list.get_chunk(0).unwrap().into_owned()
+    };
+    let path = scratch("grouped-update.b2frame");
+    let mut file = Schunk::new(storage(Some(&path), true, 4)).unwrap();
+    let mut memory = Schunk::new(storage(None, true, 4)).unwrap();
+    // Compressible chunks of a few KB, and incompressible ones of 1.2 MB (a group each).
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    for i in 0..12 {
+        chunks.push(if i % 3 == 1 {
+            compress(&random())
+        } else {
+            compress(&fill(ITEMS, i))
+        });
+    }
+    for c in &chunks {
+        file.append_chunk(c).unwrap();
+        memory.append_chunk(c).unwrap();
+    }
+    let big = compress(&random());
+    let other_big = compress(&random());
+    let updates: Vec<(i64, Vec<u8>)> = vec![
+        // A few bytes more or less: every group overlaps its old place.
+        (0, compress(&fill(ITEMS, 40))),
+        (2, compress(&fill(ITEMS, 7))),
+        // 1.2 MB more, then less: the three small chunks after chunk 9 move past their old place.
+        (9, big.clone()),
+        (9, zeros.clone()),
+        (9, compress(&fill(ITEMS, 9))),
+        // A big chunk replaced by one of the same size (nothing moves), then by a small one.
+        (4, other_big),
+        (1, compress(&fill(ITEMS, 55))),
+        (1, big),
+        // The last chunk: nothing after it.
+        (11, zeros),
+    ];
+    for (n, chunk) in &updates {
+        file.update_chunk(*n, chunk).unwrap();
+        memory.update_chunk(*n, chunk).unwrap();
+        chunks[*n as usize] = chunk.clone();
+        let on_disk = std::fs::read(&path).unwrap();
+        let in_memory = memory.to_buffer().unwrap();
+        assert_eq!(on_disk.len(), in_memory.len(), "after updating chunk {n}");
+        assert!(on_disk[..] == in_memory[..], "after updating chunk {n}");
+    }
+    drop(file);
+    let back = Schunk::open(&path).unwrap();
+    let mut out = vec![0u8; ITEMS * 4];
+    let mut want = vec![0u8; ITEMS * 4];
+    for (n, chunk) in chunks.iter().enumerate() {
+        let n = n as i64;
+        assert!(back.get_chunk(n).unwrap()[..] == chunk[..], "chunk {n}");
+        back.decompress_chunk(n, &mut out, None).unwrap();
+        memory.decompress_chunk(n, &mut want, None).unwrap();
+        assert!(out == want, "chunk {n}");
+    }
+    std::fs::remove_file(&path).unwrap();
+}
