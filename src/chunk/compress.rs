@@ -767,12 +767,13 @@ fn compress_blocks_parallel(
         finished: Vec::new(),
         spare,
         in_use: 0,
-        // One buffer more than threads: while a slow block is being written straight into
-        // the chunk (DELTA's block 0 takes three times the others), the other threads go on
-        // past a second block instead of waiting for it. delta+shuffle+lz4 at 2 threads: 11%
-        // faster (bench/bench.c, a process per library; bench/abtime.c, whose libraries'
-        // pools share the process, showed the opposite), 0.3-0.4 MiB more peak RSS.
-        max_in_use: pool.nthreads() + 1,
+        // With DELTA, one buffer more than threads: while its slow block 0 (three times the
+        // others) is being written straight into the chunk, the other threads go on past a
+        // second block instead of waiting for it. delta+shuffle+lz4 at 2 threads: 11% faster
+        // (bench/bench.c, a process per library), 0.3-0.4 MiB more peak RSS. Without DELTA
+        // blocks take alike and the extra buffer was only peak RSS (blosclz+shuffle, 512 KiB
+        // blocks: 1.06x c-blosc2's).
+        max_in_use: pool.nthreads() + usize::from(job.params.filters.contains(&DELTA)),
         sleepers: 0,
         failure: None,
     });

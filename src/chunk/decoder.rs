@@ -6,7 +6,7 @@ use super::copy::copy_bytes;
 use super::header::*;
 use super::params::{BlockInfo, DParams};
 use super::pipeline::{self, Backward, Dref, Loc};
-use super::scratch::Scratch;
+use super::scratch::{grow_to, Scratch};
 use super::stream::{decode_stream, next_stream, Stream};
 use crate::codecs::{self, zstd::PreparedDict, Dict};
 use crate::filters::{bytedelta, shuffle};
@@ -362,6 +362,7 @@ impl<'a> Chunk<'a> {
                 unshuffle_into(&streams[..nstreams], dest, bytedelta)?;
                 Loc::Outer
             } else {
+                grow_to(&mut others[0], bsize);
                 unshuffle_into(&streams[..nstreams], &mut others[0][..bsize], bytedelta)?;
                 Loc::Buf(1)
             };

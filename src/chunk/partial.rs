@@ -7,7 +7,7 @@ use super::decoder::{fused_bytedelta, unshuffle_into, Chunk, LazyBlocks, MAX_SCA
 use super::header::*;
 use super::params::DParams;
 use super::pipeline::{self, Backward, Dref};
-use super::scratch::{reuse, with_scratch, RepeatedRuns, Scratch};
+use super::scratch::{grow_to, reuse, with_scratch, RepeatedRuns, Scratch};
 use super::stream::{decode_stream_prefix, next_stream, Stream};
 use crate::codecs;
 use crate::filters::shuffle;
@@ -52,6 +52,7 @@ impl<'a> Chunk<'a> {
         else {
             return Ok(false);
         };
+        grow_to(&mut others[0], blen);
         part.write(out, &mut others[0])?;
         Ok(true)
     }
@@ -450,6 +451,7 @@ pub fn for_each_block_part(
                         },
                         Some(p) if !p.shuffled && p.nstreams == 1 => PartKind::Bytes(p.streams[0]),
                         Some(p) => {
+                            grow_to(&mut others[0], blen);
                             p.write(&mut block[from..to], &mut others[0])?;
                             PartKind::Bytes(block)
                         }

@@ -125,7 +125,7 @@ pub(crate) fn forward(
     bsize: usize,
     nblock: usize,
     tid: usize,
-    bufs: &mut [Vec<u8>; 3],
+    bufs: &mut super::scratch::BlockBufs,
 ) -> Result<Loc> {
     let mut cur = Loc::Outer;
     if let Some(pre) = &params.prefilter {
@@ -154,6 +154,9 @@ pub(crate) fn forward(
         }
         let meta = params.filters_meta[i];
         let dsti = free_buf(cur);
+        if dsti == 1 {
+            super::scratch::second_buf(bufs, bsize);
+        }
         let shuffle_next = if f == DELTA && offset != 0 {
             shuffle_after_delta(params, i, bsize, typesize)
         } else {
@@ -350,7 +353,7 @@ pub(crate) fn backward(
     offset: usize,
     nblock: usize,
     tid: usize,
-    bufs: &mut [Vec<u8>; 3],
+    bufs: &mut super::scratch::BlockBufs,
 ) -> Result<()> {
     let bsize = dest.len();
     let postfilter = bw.dparams.postfilter.as_ref();
@@ -374,12 +377,16 @@ pub(crate) fn backward(
             }
             (Loc::Buf(s), false) => {
                 let d = free_buf(cur);
+                if d == 1 {
+                    super::scratch::second_buf(bufs, bsize);
+                }
                 let (src, dst) = pair_mut(bufs, s, d);
                 backward_one(bw, f, meta, &src[..bsize], &mut dst[..bsize], nblock)?;
                 cur = Loc::Buf(d);
             }
             (Loc::Outer, _) => {
                 copy_bytes(&mut bufs[0][..bsize], dest);
+                super::scratch::second_buf(bufs, bsize);
                 let (src, dst) = pair_mut(bufs, 0, 1);
                 backward_one(bw, f, meta, &src[..bsize], &mut dst[..bsize], nblock)?;
                 cur = Loc::Buf(1);
@@ -439,7 +446,8 @@ mod tests {
                 for nblock in 0..4 {
                     let offset = nblock * bsize;
                     let len = bsize.min(chunk.len() - offset);
-                    let mut bufs: [Vec<u8>; 3] = std::array::from_fn(|_| vec![0u8; bsize]);
+                    let mut bufs: crate::chunk::scratch::BlockBufs =
+                        std::array::from_fn(|_| vec![0u8; bsize]);
                     let at = forward(&params, ts, &chunk, offset, len, nblock, 0, &mut bufs)
                         .expect("forward");
                     let Loc::Buf(b) = at else {
