@@ -116,18 +116,18 @@ impl Decompressor {
         Ok(Decompressor { params, pool })
     }
 
-    /// The one-thread decompressor for the default parameters with every codec and filter
-    /// registered so far: what blosc1-style calls without a context decompress with.
-    pub fn serial_default() -> Result<Decompressor> {
+    /// A decompressor on `nthreads` threads for the default parameters with every codec and
+    /// filter registered so far: what blosc1-style calls without a context decompress with.
+    pub fn with_defaults(nthreads: i16) -> Result<Decompressor> {
         Decompressor::new(DParams {
-            nthreads: 1,
+            nthreads,
             user_codecs: registry::all_codecs(),
             user_filters: registry::all_filters(),
             ..DParams::default()
         })
     }
 
-    /// Runs `f` with this thread's [`Decompressor::serial_default`], kept between calls
+    /// Runs `f` with this thread's one-thread [`Decompressor::with_defaults`], kept between calls
     /// (building one costs more than a getitem of a small chunk) and built again once a codec
     /// or filter has been registered. A call made from inside `f` (a user codec calling back)
     /// gets one of its own.
@@ -139,7 +139,7 @@ impl Decompressor {
         let seen = registry::registrations();
         let d = match KEPT.with(Cell::take) {
             Some((n, d)) if n == seen => d,
-            _ => Decompressor::serial_default()?,
+            _ => Decompressor::with_defaults(1)?,
         };
         let r = f(&d);
         KEPT.with(|k| k.set(Some((seen, d))));

@@ -10,7 +10,7 @@ use super::env::{
     build_filters, env, env_delta, env_int, env_nthreads, env_shuffle, env_splitmode, leading_int,
 };
 use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
-use crate::capi::params::{cparams_from_c, dparams_from_c};
+use crate::capi::params::cparams_from_c;
 use crate::capi::types::*;
 use crate::chunk::header::{ChunkHeader, MAX_BUFFERSIZE, MAX_OVERHEAD};
 use crate::chunk::{CParams, Compressor, Decompressor};
@@ -110,16 +110,14 @@ pub(super) fn unsafe_defaults() -> blosc2_cparams {
 
 /// A decompressor for the global API (registered codecs and filters included).
 pub(super) fn global_decompressor(nthreads: i16) -> Result<Decompressor> {
-    // SAFETY: returns a plain struct by value.
-    let mut d = unsafe { crate::capi::library::blosc2_get_blosc2_dparams_defaults() };
-    d.nthreads = nthreads;
-    Decompressor::new(dparams_from_c(&d))
+    // The plugin codecs c-blosc2 registers at init are in the registry before it is read.
+    crate::capi::params::ensure_plugin_codecs();
+    Decompressor::with_defaults(nthreads)
 }
 
 /// Runs `f` with this thread's single-threaded decompressor for the global functions (the
 /// core keeps it while no codec or filter is registered).
 fn with_serial_decompressor<R>(f: impl FnOnce(&Decompressor) -> Result<R>) -> Result<R> {
-    // The plugin codecs c-blosc2 registers at init are in the registry before it is read.
     crate::capi::params::ensure_plugin_codecs();
     Decompressor::with_serial_default(f)
 }
