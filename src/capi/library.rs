@@ -313,6 +313,11 @@ pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams 
 /// The default decompression parameters, by value (the same as `BLOSC2_DPARAMS_DEFAULTS`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
+    dparams_defaults()
+}
+
+/// `BLOSC2_DPARAMS_DEFAULTS`, for the C layer's own use.
+pub(crate) const fn dparams_defaults() -> blosc2_dparams {
     blosc2_dparams {
         nthreads: 1,
         schunk: ptr::null_mut(),

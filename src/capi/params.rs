@@ -686,9 +686,7 @@ impl Context {
         let dparams = blosc2_dparams {
             nthreads: cparams.nthreads,
             schunk: cparams.schunk,
-            postfilter: None,
-            postparams: ptr::null_mut(),
-            typesize: 8,
+            ..crate::capi::library::dparams_defaults()
         };
         Ok(Box::new(Context {
             engine,

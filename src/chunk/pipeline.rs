@@ -9,7 +9,7 @@ use super::copy::copy_bytes;
 use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
 use super::params::{BlockInfo, CParams, DParams, UserFilter};
 use super::registry;
-use super::scratch::pair_mut;
+use super::scratch::{grow_to, pair_mut, BlockBufs};
 use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
 use crate::{Error, Result};
 use std::sync::{Arc, OnceLock};
@@ -125,7 +125,7 @@ pub(crate) fn forward(
     bsize: usize,
     nblock: usize,
     tid: usize,
-    bufs: &mut super::scratch::BlockBufs,
+    bufs: &mut BlockBufs,
 ) -> Result<Loc> {
     let mut cur = Loc::Outer;
     if let Some(pre) = &params.prefilter {
@@ -155,7 +155,7 @@ pub(crate) fn forward(
         let meta = params.filters_meta[i];
         let dsti = free_buf(cur);
         if dsti == 1 {
-            super::scratch::second_buf(bufs, bsize);
+            grow_to(&mut bufs[1], bsize);
         }
         let shuffle_next = if f == DELTA && offset != 0 {
             shuffle_after_delta(params, i, bsize, typesize)
@@ -353,7 +353,7 @@ pub(crate) fn backward(
     offset: usize,
     nblock: usize,
     tid: usize,
-    bufs: &mut super::scratch::BlockBufs,
+    bufs: &mut BlockBufs,
 ) -> Result<()> {
     let bsize = dest.len();
     let postfilter = bw.dparams.postfilter.as_ref();
@@ -378,7 +378,7 @@ pub(crate) fn backward(
             (Loc::Buf(s), false) => {
                 let d = free_buf(cur);
                 if d == 1 {
-                    super::scratch::second_buf(bufs, bsize);
+                    grow_to(&mut bufs[1], bsize);
                 }
                 let (src, dst) = pair_mut(bufs, s, d);
                 backward_one(bw, f, meta, &src[..bsize], &mut dst[..bsize], nblock)?;
@@ -386,7 +386,7 @@ pub(crate) fn backward(
             }
             (Loc::Outer, _) => {
                 copy_bytes(&mut bufs[0][..bsize], dest);
-                super::scratch::second_buf(bufs, bsize);
+                grow_to(&mut bufs[1], bsize);
                 let (src, dst) = pair_mut(bufs, 0, 1);
                 backward_one(bw, f, meta, &src[..bsize], &mut dst[..bsize], nblock)?;
                 cur = Loc::Buf(1);

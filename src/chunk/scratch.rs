@@ -27,7 +27,7 @@ pub type BlockBufs = [Vec<u8>; 2];
 
 impl Scratch {
     /// Makes the first block buffer at least `n` bytes long; the second is sized by
-    /// [`second_buf`] where a pipeline needs it (one filter and a codec never do). The contents
+    /// [`grow_to`] where a pipeline needs it (one filter and a codec never do). The contents
     /// are not kept: a fresh zeroed allocation costs nothing for pages never touched, which
     /// matters when a corrupt header claims a huge block and decoding fails early. But once
     /// glibc's mmap threshold has risen, a block-sized zeroed allocation comes from the heap
@@ -43,12 +43,6 @@ pub fn grow_to(b: &mut Vec<u8>, n: usize) {
     if b.len() < n {
         *b = vec![0u8; n];
     }
-}
-
-/// The second block buffer of `bufs`, at least `n` bytes long.
-pub fn second_buf(bufs: &mut BlockBufs, n: usize) -> &mut Vec<u8> {
-    grow_to(&mut bufs[1], n);
-    &mut bufs[1]
 }
 
 thread_local! {

@@ -341,11 +341,10 @@ fn patch_header(header: &mut [u8], cbytes: i64, frame_len: i64) {
 /// from bytes past both the old and the new frame end, `far`, by a header whose stored size
 /// (`cbytes`) reaches there: the bytes between are then data no offset points to. Either the
 /// old state (its index and trailer copied to `far`: when the change writes nothing in the old
-/// data section) or the new one (the changed data, an index pointing into that copy, and the
-/// trailer at `far`: an update that moves chunks, or a frame without chunks before). Then the
-/// new state is written in its final place, which only overwrites bytes that header does not
-/// use, the final header is written, and the store is cut at the new end. Each header is one
-/// write of a few hundred bytes.
+/// data section) or the new one (an update, or a frame without chunks before: see
+/// [`write_update_safely`]). Then the new state is written in its final place, which only
+/// overwrites bytes that header does not use, the final header is written, and the store is
+/// cut at the new end. Each header is one write of a few hundred bytes.
 fn write_frame_safely(
     store: &mut dyn ByteStore,
     base: u64,
@@ -380,52 +379,20 @@ fn write_frame_safely(
     }
     let far = old.frame_len.max(new.frame_len);
     let keeps_old_data = parts.edit.is_none_or(|e| e.at >= old.cbytes);
-    if let Some(edit) = parts.edit.filter(|e| !keeps_old_data && e.tail_len > 0) {
+    if !keeps_old_data || old.nbytes == 0 {
+        // An update (or a first chunk): the new state is made readable first.
+        let edit = parts.edit.unwrap_or(DataEdit::chunk(new.cbytes, &[]));
         return write_update_safely(store, base, far, new, edit, &parts);
     }
-    if keeps_old_data && old.nbytes > 0 {
-        // The old state, its index and trailer copied past both ends.
-        let from = hl + old.cbytes;
-        let old_tail = read_vec(store, base + from as u64, (old.frame_len - from) as usize)?;
-        store.write_at(base + far as u64, &old_tail)?;
-        let mut mid = read_vec(store, base, hl as usize)?;
-        patch_header(&mut mid, far - hl, far + old_tail.len() as i64);
-        store.write_at(base, &mid)?;
-    } else {
-        // The new state, its changed data copied past both ends (the moved chunks from their
-        // old place, which nothing has written yet).
-        let edit = parts.edit.unwrap_or(DataEdit::chunk(new.cbytes, &[]));
-        let at = edit.at;
-        write_edit(
-            store,
-            base + (far - at) as u64,
-            base + hl as u64,
-            Some(edit),
-        )?;
-        let shift = far - hl - at;
-        let moved: Vec<i64> = parts
-            .offsets
-            .iter()
-            .map(|&o| if o >= at { o + shift } else { o })
-            .collect();
-        let mut index = if moved.is_empty() {
-            Vec::new()
-        } else {
-            offsets::encode(&moved)?
-        };
-        index.extend_from_slice(parts.trailer);
-        let index_at = far + edit.len();
-        store.write_at(base + index_at as u64, &index)?;
-        let mut shadow = parts.header.to_vec();
-        patch_header(&mut shadow, index_at - hl, index_at + index.len() as i64);
-        store.write_at(base, &shadow)?;
-    }
-    // The moved chunks now come from the copy at `far`, past everything written from here on.
-    let final_edit = parts.edit.map(|e| DataEdit {
-        tail_from: e.chunk.len() as i64,
-        ..e
-    });
-    write_edit(store, base + hl as u64, base + far as u64, final_edit)?;
+    // The old state, its index and trailer copied past both ends.
+    let from = hl + old.cbytes;
+    let old_tail = read_vec(store, base + from as u64, (old.frame_len - from) as usize)?;
+    store.write_at(base + far as u64, &old_tail)?;
+    let mut mid = read_vec(store, base, hl as usize)?;
+    patch_header(&mut mid, far - hl, far + old_tail.len() as i64);
+    store.write_at(base, &mid)?;
+    // The new chunk (if any) at the end of the old data, which that header does not use.
+    write_edit(store, base + hl as u64, base + hl as u64, parts.edit)?;
     let mut index = Vec::with_capacity(parts.off_chunk.len() + parts.trailer.len());
     index.extend_from_slice(parts.off_chunk);
     index.extend_from_slice(parts.trailer);
@@ -476,7 +443,7 @@ fn write_update_safely(
     let mut cur: Vec<i64> = parts.offsets.to_vec();
     let mut tail = Vec::new();
     for (j, o) in cur.iter_mut().enumerate() {
-        if *o >= 0 && *o >= new_tail {
+        if edit.tail_len > 0 && *o >= new_tail {
             *o -= delta;
             tail.push(j);
         } else if n_len > 0 && *o == edit.at {

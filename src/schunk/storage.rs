@@ -78,16 +78,10 @@ pub(super) fn list_chunk(chunk: &[u8]) -> Vec<u8> {
     chunk.to_vec()
 }
 
-/// Keeps `chunks` (buffers a list no longer holds) for the next chunks a list copies in (see
-/// [`crate::kept`]).
-fn keep_list_chunks(chunks: Vec<Vec<u8>>) {
-    crate::kept::keep(chunks);
-}
-
 impl Drop for Chunks {
     fn drop(&mut self) {
         if let Chunks::List(list) = self {
-            keep_list_chunks(std::mem::take(list));
+            crate::kept::keep(std::mem::take(list));
         }
     }
 }
@@ -238,7 +232,7 @@ impl Chunks {
                     list[i].extend_from_slice(chunk);
                 } else {
                     let old = std::mem::replace(&mut list[i], list_chunk(chunk));
-                    keep_list_chunks(vec![old]);
+                    crate::kept::keep([old]);
                 }
                 return Ok(cbytes + chunk.len() as i64 - list_counted_cbytes(old_cbytes));
             }
@@ -325,7 +319,7 @@ impl Chunks {
     ) -> Result<i64> {
         let frame = match self {
             Chunks::List(list) => {
-                keep_list_chunks(vec![list.remove(i)]);
+                crate::kept::keep([list.remove(i)]);
                 return Ok(cbytes - list_counted_cbytes(old_cbytes));
             }
             Chunks::Frame(frame) => frame,
