@@ -665,12 +665,12 @@ impl Context {
     /// A compression context, boxed (it is moved no more: it is large); `adjust` may change
     /// the core params (environment overrides) before the engine is built.
     pub fn new_compress(
-        c: &blosc2_cparams,
+        cparams: &mut blosc2_cparams,
         adjust: impl FnOnce(&mut CParams),
     ) -> Result<Box<Self>> {
         // Only a prefilter or a tuner is told its context: no cell (an allocation) otherwise.
-        let handle = (c.prefilter.is_some() || c.tuner_id > 0).then(HandleCell::default);
-        let mut cparams = *c;
+        let handle =
+            (cparams.prefilter.is_some() || cparams.tuner_id > 0).then(HandleCell::default);
         let mut preparams = None;
         if cparams.prefilter.is_some() {
             preparams = copy_preparams(cparams.preparams);
@@ -678,27 +678,36 @@ impl Context {
                 .as_deref_mut()
                 .map_or(ptr::null_mut(), |p| p as *mut _);
         }
-        let mut core = cparams_from_c_with(&cparams, handle.as_ref());
-        adjust(&mut core);
-        cparams.nthreads = core.nthreads;
-        let engine = Engine::Compress(Compressor::new(core)?);
-        // c-blosc2's default dparams with the cparams' thread count and super-chunk.
-        let dparams = blosc2_dparams {
-            nthreads: cparams.nthreads,
-            schunk: cparams.schunk,
-            ..crate::capi::library::dparams_defaults()
-        };
-        Ok(Box::new(Context {
-            engine,
-            cparams,
-            dparams,
-            preparams,
-            postparams: None,
-            maskout: None,
-            lazy_blocks: None,
-            handle,
-            id: next_context_id(),
-        }))
+        // The compressor's params and the context are made in the context's box: each move of
+        // these structs is a memcpy call, which showed in the cost of a create + free pair.
+        let core_handle = handle.clone();
+        let mut ctx = Compressor::new_boxed_in(
+            || {
+                let mut core = cparams_from_c_with(cparams, core_handle.as_ref());
+                adjust(&mut core);
+                core
+            },
+            |compressor| Context {
+                engine: Engine::Compress(compressor),
+                cparams: *cparams,
+                // c-blosc2's default dparams with the cparams' super-chunk (and thread count,
+                // below).
+                dparams: blosc2_dparams {
+                    schunk: cparams.schunk,
+                    ..crate::capi::library::dparams_defaults()
+                },
+                preparams,
+                postparams: None,
+                maskout: None,
+                lazy_blocks: None,
+                handle,
+                id: next_context_id(),
+            },
+        )?;
+        let nthreads = ctx.compressor()?.params().nthreads;
+        ctx.cparams.nthreads = nthreads;
+        ctx.dparams.nthreads = nthreads;
+        Ok(ctx)
     }
 
     /// A decompression context; `adjust` as for [`Context::new_compress`].
@@ -806,22 +815,22 @@ impl Context {
     }
 }
 
-/// Boxes a new compression context made from `cparams` and runs the `init` of the tuner they
+/// Hands over a new compression context after running the `init` of the tuner its cparams
 /// name (none for `tuner_id` <= 0), as `blosc2_create_cctx` does. During `init` the context
 /// reports, as c-blosc2's does, no tuner id and no codec params yet (c-blosc2 stores both after
 /// `init` returns).
-pub(crate) fn boxed_with_tuner(
-    mut ctx: Box<Context>,
-    cparams: &blosc2_cparams,
-) -> Result<OwnedContext> {
-    let (tuner_id, codec_params) = (ctx.cparams.tuner_id, ctx.cparams.codec_params);
+pub(crate) fn boxed_with_tuner(mut ctx: Box<Context>) -> Result<OwnedContext> {
+    if ctx.cparams.tuner_id <= 0 {
+        return Ok(ctx.into_owned());
+    }
+    let cparams = ctx.cparams;
     ctx.cparams.tuner_id = 0;
     ctx.cparams.codec_params = std::ptr::null_mut();
     let mut owned = ctx.into_owned();
-    crate::capi::tuner::init_context(cparams, owned.as_ptr())?;
+    crate::capi::tuner::init_context(&cparams, owned.as_ptr())?;
     let ctx = owned.get_mut();
-    ctx.cparams.tuner_id = tuner_id;
-    ctx.cparams.codec_params = codec_params;
+    ctx.cparams.tuner_id = cparams.tuner_id;
+    ctx.cparams.codec_params = cparams.codec_params;
     Ok(owned)
 }
 
@@ -920,7 +929,7 @@ mod tests {
         c.typesize = 1;
         c.prefilter = Some(add_one);
         c.preparams = &mut pre;
-        let ctx = Context::new_compress(&c, |_| {}).unwrap();
+        let ctx = Context::new_compress(&mut { c }, |_| {}).unwrap();
         assert_ne!(
             ctx.cparams.preparams, c.preparams,
             "the context keeps its own copy"

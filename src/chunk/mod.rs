@@ -65,14 +65,33 @@ impl Compressor {
     /// [`Error::ThreadCreate`] when the pool cannot start; the rest of the parameters is
     /// checked by each `compress`.
     pub fn new(mut params: CParams) -> Result<Compressor> {
-        compress::validate_for_create(&params)?;
+        let pool = Self::start(&mut params)?;
+        Ok(Compressor { params, pool })
+    }
+
+    /// [`Compressor::new`] for a compressor that lives inside a larger boxed value: `wrap`
+    /// places it, and the value is made in its box rather than moved there (moves of large
+    /// values are memcpy calls, which showed in the cost of creating a C context).
+    #[inline]
+    pub fn new_boxed_in<T>(
+        params: impl FnOnce() -> CParams,
+        wrap: impl FnOnce(Compressor) -> T,
+    ) -> Result<Box<T>> {
+        let mut params = params();
+        let pool = Self::start(&mut params)?;
+        let slot = Box::new_uninit();
+        Ok(Box::write(slot, wrap(Compressor { params, pool })))
+    }
+
+    /// Checks `params`, completes them, and starts the pool they need.
+    fn start(params: &mut CParams) -> Result<Option<Arc<Pool>>> {
+        compress::validate_for_create(params)?;
         // A registered codec the params name but do not carry (params built without the C
         // layer, such as those of a super-chunk opened from a file).
         if params.user_codec.is_none() && !crate::codecs::is_builtin(params.compcode) {
             params.user_codec = registry::codec(params.compcode).map(|e| e.codec);
         }
-        let pool = make_pool(params.nthreads)?;
-        Ok(Compressor { params, pool })
+        make_pool(params.nthreads)
     }
 
     /// The parameters it compresses with.

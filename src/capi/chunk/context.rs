@@ -6,7 +6,7 @@ use std::ptr;
 use libc::{c_int, c_void};
 
 use super::buffers::len_of;
-use super::env::{apply_cctx_env, env_nthreads};
+use super::env::{apply_cctx_env, BloscEnv};
 use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
 use crate::capi::params::{self, dparams_from_c, Context, OwnedContext};
 use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref_as_is};
@@ -18,18 +18,17 @@ use crate::{Error, Result};
 
 /// `blosc2_create_cctx`: the environment applied, the context boxed, then the tuner the
 /// parameters name (if any) initialised with it.
-pub(super) fn create_cctx(cparams: &blosc2_cparams) -> Result<OwnedContext> {
-    let mut c = *cparams;
-    apply_cctx_env(&mut c);
+pub(super) fn create_cctx(c: &mut blosc2_cparams) -> Result<OwnedContext> {
+    apply_cctx_env(c);
     // c-blosc2 replaces an id <= 0 by its default tuner's (0, its automatic block size).
     c.tuner_id = c.tuner_id.max(0);
     // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.
     let (layout, schunk_ts) = unsafe { (schunk_layout(c.schunk), schunk_typesize(c.schunk)) };
-    let ctx = Context::new_compress(&c, |p| {
+    let ctx = Context::new_compress(c, |p| {
         p.layout = layout;
         p.schunk_typesize = schunk_ts;
     })?;
-    params::boxed_with_tuner(ctx, &c)
+    params::boxed_with_tuner(ctx)
 }
 
 /// The typesize of the super-chunk at `schunk` (None for NULL), which c-blosc2's filters read
@@ -48,9 +47,13 @@ pub(crate) unsafe fn schunk_typesize(schunk: *mut c_void) -> Option<i32> {
 /// `blosc2_free_ctx`, or NULL when the parameters are invalid (bad clevel, typesize, codec or
 /// filter) or memory runs out.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context_s {
-    guard(ptr::null_mut(), || {
-        create_cctx(&cparams).map_or(ptr::null_mut(), OwnedContext::into_raw)
+pub unsafe extern "C" fn blosc2_create_cctx(mut cparams: blosc2_cparams) -> *mut blosc2_context_s {
+    // Changed in place (the caller's copy is ours): each copy of it is a memcpy call, which
+    // showed in the cost of a create + free pair. After a panic it is dropped unread.
+    let c = AssertUnwindSafe(&mut cparams);
+    guard(ptr::null_mut(), move || {
+        let c = c; // the whole wrapper, not its field (closures capture fields)
+        create_cctx(c.0).map_or(ptr::null_mut(), OwnedContext::into_raw)
     })
 }
 
@@ -62,7 +65,7 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
 pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context_s {
     guard(ptr::null_mut(), || {
         let mut d = dparams;
-        if let Some(n) = env_nthreads() {
+        if let Some(n) = BloscEnv::now().nthreads() {
             d.nthreads = n;
         }
         // SAFETY: a non-NULL `schunk` is a super-chunk of ours, per c-blosc2's contract.

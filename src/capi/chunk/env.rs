@@ -28,10 +28,9 @@ pub(super) fn leading_int(s: &str) -> i64 {
     }
 }
 
-/// The value of the environment variable `name`, read with `getenv` as c-blosc2 reads it (the
-/// global functions and context creation look at several variables on every call: through
-/// `std::env` each look made and freed a copy of the name).
-pub(super) fn env(name: &CStr) -> Option<String> {
+/// The value of the environment variable `name`, read with `getenv` as c-blosc2 reads it
+/// (through `std::env` each look made and freed a copy of the name).
+fn getenv(name: &CStr) -> Option<String> {
     // SAFETY: name is NUL-terminated; getenv returns NULL or a NUL-terminated string, which is
     // copied at once (as c-blosc2 reads it at once).
     unsafe {
@@ -40,44 +39,104 @@ pub(super) fn env(name: &CStr) -> Option<String> {
     }
 }
 
-/// BLOSC_SHUFFLE: the shuffle it names, None when unset or not recognised.
-pub(super) fn env_shuffle() -> Option<c_int> {
-    match env(c"BLOSC_SHUFFLE")?.as_str() {
-        "NOSHUFFLE" => Some(0),
-        "SHUFFLE" => Some(1),
-        "BITSHUFFLE" => Some(2),
-        _ => None,
+/// Whether any environment variable's name starts with `BLOSC_`.
+#[cfg(unix)]
+fn blosc_vars_set() -> bool {
+    extern "C" {
+        static environ: *const *const libc::c_char;
     }
-}
-
-/// BLOSC_DELTA: Some(true/false) for "1"/"0", None otherwise.
-pub(super) fn env_delta() -> Option<bool> {
-    match env(c"BLOSC_DELTA")?.as_str() {
-        "1" => Some(true),
-        "0" => Some(false),
-        _ => None,
+    const PREFIX: &[u8] = b"BLOSC_";
+    // SAFETY: environ is NULL or a NULL-terminated array of NUL-terminated strings, read here
+    // as getenv reads it (without a lock: changing the environment while another thread reads
+    // it is the caller's race, with getenv as with this); each string is read only up to its
+    // NUL, since the comparison stops at the first byte that differs from the prefix.
+    unsafe {
+        let mut entry = environ;
+        if entry.is_null() {
+            return false;
+        }
+        while !(*entry).is_null() {
+            let s = (*entry).cast::<u8>();
+            if PREFIX.iter().enumerate().all(|(i, &b)| *s.add(i) == b) {
+                return true;
+            }
+            entry = entry.add(1);
+        }
     }
+    false
 }
 
-/// BLOSC_SPLITMODE: the split mode it names.
-pub(super) fn env_splitmode() -> Option<i32> {
-    match env(c"BLOSC_SPLITMODE")?.as_str() {
-        "ALWAYS" => Some(ALWAYS_SPLIT),
-        "NEVER" => Some(NEVER_SPLIT),
-        "AUTO" => Some(AUTO_SPLIT),
-        "FORWARD_COMPAT" => Some(FORWARD_COMPAT_SPLIT),
-        _ => None,
+/// Elsewhere: every lookup goes to `getenv`.
+#[cfg(not(unix))]
+fn blosc_vars_set() -> bool {
+    true
+}
+
+/// The environment as one call of the library reads it. Context creation and the global
+/// functions look up eight BLOSC_* variables on every call (as c-blosc2 3.3.5 does); without
+/// any set (the usual case) one pass over the environment answers for all of them, where each
+/// `getenv` walks it again (eight walks were half of what a context create + free pair cost).
+#[derive(Clone, Copy)]
+pub(super) struct BloscEnv {
+    any: bool,
+}
+
+impl BloscEnv {
+    /// The environment now.
+    pub(super) fn now() -> BloscEnv {
+        BloscEnv {
+            any: blosc_vars_set(),
+        }
     }
-}
 
-/// A numeric variable's value when it satisfies `ok`.
-pub(super) fn env_int(name: &CStr, ok: impl Fn(i64) -> bool) -> Option<i64> {
-    env(name).map(|v| leading_int(&v)).filter(|&v| ok(v))
-}
+    /// The value of the variable `name` (a BLOSC_* name).
+    pub(super) fn var(self, name: &CStr) -> Option<String> {
+        if self.any {
+            getenv(name)
+        } else {
+            None
+        }
+    }
 
-/// BLOSC_NTHREADS, honoured when positive.
-pub(super) fn env_nthreads() -> Option<i16> {
-    env_int(c"BLOSC_NTHREADS", |v| v > 0).map(|v| v as i16)
+    /// A numeric variable's value when it satisfies `ok`.
+    pub(super) fn int(self, name: &CStr, ok: impl Fn(i64) -> bool) -> Option<i64> {
+        self.var(name).map(|v| leading_int(&v)).filter(|&v| ok(v))
+    }
+
+    /// BLOSC_SHUFFLE: the shuffle it names, None when unset or not recognised.
+    pub(super) fn shuffle(self) -> Option<c_int> {
+        match self.var(c"BLOSC_SHUFFLE")?.as_str() {
+            "NOSHUFFLE" => Some(0),
+            "SHUFFLE" => Some(1),
+            "BITSHUFFLE" => Some(2),
+            _ => None,
+        }
+    }
+
+    /// BLOSC_DELTA: Some(true/false) for "1"/"0", None otherwise.
+    pub(super) fn delta(self) -> Option<bool> {
+        match self.var(c"BLOSC_DELTA")?.as_str() {
+            "1" => Some(true),
+            "0" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// BLOSC_SPLITMODE: the split mode it names.
+    pub(super) fn splitmode(self) -> Option<i32> {
+        match self.var(c"BLOSC_SPLITMODE")?.as_str() {
+            "ALWAYS" => Some(ALWAYS_SPLIT),
+            "NEVER" => Some(NEVER_SPLIT),
+            "AUTO" => Some(AUTO_SPLIT),
+            "FORWARD_COMPAT" => Some(FORWARD_COMPAT_SPLIT),
+            _ => None,
+        }
+    }
+
+    /// BLOSC_NTHREADS, honoured when positive.
+    pub(super) fn nthreads(self) -> Option<i16> {
+        self.int(c"BLOSC_NTHREADS", |v| v > 0).map(|v| v as i16)
+    }
 }
 
 /// The filter pipeline the blosc1-style `doshuffle` and delta flags stand for (c-blosc2 puts
@@ -97,28 +156,29 @@ pub(super) fn build_filters(doshuffle: c_int, delta: bool, typesize: i32, filter
 /// What `blosc2_create_cctx` takes from the environment, applied to the caller's cparams
 /// (c-blosc2 3.3.5 reads these on every context creation).
 pub(super) fn apply_cctx_env(c: &mut blosc2_cparams) {
-    if let Some(v) = env_int(c"BLOSC_TYPESIZE", |v| v > 0) {
+    let env = BloscEnv::now();
+    if let Some(v) = env.int(c"BLOSC_TYPESIZE", |v| v > 0) {
         c.typesize = v as i32;
     }
     build_filters(
-        env_shuffle().unwrap_or(-1),
-        env_delta() == Some(true),
+        env.shuffle().unwrap_or(-1),
+        env.delta() == Some(true),
         c.typesize,
         &mut c.filters,
     );
-    if let Some(v) = env_int(c"BLOSC_CLEVEL", |v| v >= 0) {
+    if let Some(v) = env.int(c"BLOSC_CLEVEL", |v| v >= 0) {
         c.clevel = v as u8;
     }
-    if let Some(name) = env(c"BLOSC_COMPRESSOR") {
+    if let Some(name) = env.var(c"BLOSC_COMPRESSOR") {
         c.compcode = names::code_of(&name).unwrap_or(-1) as u8;
     }
-    if let Some(v) = env_int(c"BLOSC_BLOCKSIZE", |v| v > 0) {
+    if let Some(v) = env.int(c"BLOSC_BLOCKSIZE", |v| v > 0) {
         c.blocksize = v as i32;
     }
-    if let Some(n) = env_nthreads() {
+    if let Some(n) = env.nthreads() {
         c.nthreads = n;
     }
-    if let Some(s) = env_splitmode() {
+    if let Some(s) = env.splitmode() {
         c.splitmode = s;
     }
 }

@@ -6,9 +6,7 @@ use libc::{c_int, c_void};
 
 use super::buffers::{len_of, whole_chunk};
 use super::context::{create_cctx, getitem_items};
-use super::env::{
-    build_filters, env, env_delta, env_int, env_nthreads, env_shuffle, env_splitmode, leading_int,
-};
+use super::env::{build_filters, leading_int, BloscEnv};
 use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
 use crate::capi::params::cparams_from_c;
 use crate::capi::types::*;
@@ -33,19 +31,20 @@ pub(super) fn global_compress(
     let mut clevel = clevel;
     let mut doshuffle = doshuffle;
     let mut typesize = typesize;
-    if let Some(v) = env_int(c"BLOSC_CLEVEL", |v| v >= 0) {
+    let env = BloscEnv::now();
+    if let Some(v) = env.int(c"BLOSC_CLEVEL", |v| v >= 0) {
         clevel = v as c_int;
     }
-    if let Some(s) = env_shuffle() {
+    if let Some(s) = env.shuffle() {
         doshuffle = s;
     }
-    if let Some(d) = env_delta() {
+    if let Some(d) = env.delta() {
         global::set_delta(d);
     }
-    if let Some(v) = env_int(c"BLOSC_TYPESIZE", |v| v > 0) {
+    if let Some(v) = env.int(c"BLOSC_TYPESIZE", |v| v > 0) {
         typesize = v as i32;
     }
-    if let Some(name) = env(c"BLOSC_COMPRESSOR") {
+    if let Some(name) = env.var(c"BLOSC_COMPRESSOR") {
         match global::set_compressor(&name) {
             Ok(_) => {}
             Err(Some(e)) => return Err(e),
@@ -54,20 +53,20 @@ pub(super) fn global_compress(
             Err(None) => {}
         }
     }
-    if let Some(v) = env_int(c"BLOSC_BLOCKSIZE", |v| v > 0) {
+    if let Some(v) = env.int(c"BLOSC_BLOCKSIZE", |v| v > 0) {
         global::set_blocksize(v as usize);
     }
-    if let Some(n) = env_nthreads() {
+    if let Some(n) = env.nthreads() {
         global::set_nthreads(n)?;
     }
-    if let Some(s) = env_splitmode() {
+    if let Some(s) = env.splitmode() {
         global::set_splitmode(s);
     }
     let s = global::settings();
     let mut filters = [0u8; 6];
     build_filters(doshuffle, s.delta, typesize, &mut filters);
 
-    if env(c"BLOSC_NOLOCK").is_some() {
+    if env.var(c"BLOSC_NOLOCK").is_some() {
         // c-blosc2 compresses through a temporary context here, built from the defaults
         // (so without the global block size, and always with the extended header).
         // SAFETY: returns a plain struct.
@@ -78,7 +77,7 @@ pub(super) fn global_compress(
         c.clevel = clevel as u8;
         c.nthreads = s.nthreads;
         c.splitmode = s.splitmode;
-        let ctx = create_cctx(&c).map_err(|_| Error::NullPointer)?;
+        let ctx = create_cctx(&mut c).map_err(|_| Error::NullPointer)?;
         return len_of(ctx.get().compressor()?.compress(src, dst)?);
     }
 
@@ -96,7 +95,7 @@ pub(super) fn global_compress(
         blocksize: s.blocksize.min(i32::MAX as usize) as i32,
         splitmode: s.splitmode,
         filters,
-        legacy_header: env(c"BLOSC_BLOSC1_COMPAT").is_some(),
+        legacy_header: env.var(c"BLOSC_BLOSC1_COMPAT").is_some(),
         ..cparams_from_c(&unsafe_defaults())
     };
     len_of(Compressor::new(params)?.compress(src, dst)?)
@@ -126,7 +125,7 @@ pub(super) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
     ensure_init();
     // Unlike compression, c-blosc2's decompression takes any value set (not only a positive
     // one) to blosc2_set_nthreads, which refuses one below 1.
-    if let Some(v) = env(c"BLOSC_NTHREADS") {
+    if let Some(v) = BloscEnv::now().var(c"BLOSC_NTHREADS") {
         global::set_nthreads(leading_int(&v) as i16)?;
     }
     let nthreads = global::nthreads();

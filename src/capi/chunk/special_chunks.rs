@@ -28,7 +28,7 @@ pub(super) fn special_chunk(
     if kind == Special::Value && dst.len() < EXTENDED_HEADER_LENGTH + ts as usize {
         return Err(Error::Data);
     }
-    let ctx = create_cctx(cparams).map_err(|_| Error::NullPointer)?;
+    let ctx = create_cctx(&mut { *cparams }).map_err(|_| Error::NullPointer)?;
     let params = ctx.get().compressor()?.params();
     params.consult_tuner()?;
     if nbytes as i64 > MAX_BUFFERSIZE {

@@ -216,10 +216,10 @@ impl SchunkHandle {
         // initialised with the new context, and the super-chunk fails to exist if it refuses.
         // The super-chunk's typesize, which BYTEDELTA with meta 0 takes (as in c-blosc2).
         let schunk_ts = Some(self.schunk.cparams().typesize);
-        self.mirror.cctx = match Context::new_compress(&self.cparams, |p| {
+        self.mirror.cctx = match Context::new_compress(&mut { self.cparams }, |p| {
             p.schunk_typesize = schunk_ts;
         }) {
-            Ok(ctx) => params::boxed_with_tuner(ctx, &self.cparams)?.into_raw(),
+            Ok(ctx) => params::boxed_with_tuner(ctx)?.into_raw(),
             Err(_) => ptr::null_mut(),
         };
         self.mirror.dctx = Context::new_decompress(&self.dparams, |p| {
