@@ -529,3 +529,42 @@ fn special_chunk_getitem() {
         );
     }
 }
+
+#[test]
+fn a_compressor_made_in_its_box_compresses_as_one_made_alone() {
+    let src: Vec<u8> = (0..20_000i64).flat_map(|i| (i * 3).to_le_bytes()).collect();
+    let params = CParams {
+        compcode: blosc2::codecs::LZ4,
+        clevel: 5,
+        nthreads: 2,
+        ..CParams::default()
+    };
+    let boxed = Compressor::new_boxed_in(|| params.clone(), |c| (c, 7u32)).unwrap();
+    assert_eq!(boxed.1, 7);
+    assert_eq!(boxed.0.params().nthreads, 2);
+    assert_eq!(boxed.0.params().compcode, blosc2::codecs::LZ4);
+    let mut a = vec![0u8; src.len() + 32];
+    let mut b = vec![0u8; src.len() + 32];
+    let na = boxed.0.compress(&src, &mut a).unwrap();
+    let nb = Compressor::new(params.clone())
+        .unwrap()
+        .compress(&src, &mut b)
+        .unwrap();
+    assert_eq!(a[..na], b[..nb]);
+    assert_eq!(decompress(&a[..na], 1), src);
+    // Parameters a compressor refuses: the error, and `wrap` never runs.
+    let mut wrapped = false;
+    let bad = CParams {
+        filters: [0, 0, 0, 0, 0, 100],
+        ..params
+    };
+    let r = Compressor::new_boxed_in(
+        || bad,
+        |c| {
+            wrapped = true;
+            c
+        },
+    );
+    assert_eq!(r.err(), Some(Error::FilterPipeline));
+    assert!(!wrapped);
+}

@@ -767,13 +767,11 @@ fn compress_blocks_parallel(
         finished: Vec::new(),
         spare,
         in_use: 0,
-        // With DELTA, one buffer more than threads: while its slow block 0 (three times the
-        // others) is being written straight into the chunk, the other threads go on past a
-        // second block instead of waiting for it. delta+shuffle+lz4 at 2 threads: 11% faster
-        // (bench/bench.c, a process per library), 0.3-0.4 MiB more peak RSS. Without DELTA
-        // blocks take alike and the extra buffer was only peak RSS (blosclz+shuffle, 512 KiB
-        // blocks: 1.06x c-blosc2's).
-        max_in_use: pool.nthreads() + usize::from(job.params.filters.contains(&DELTA)),
+        // One buffer per thread. A buffer more with DELTA (whose block 0 is slow) once made
+        // delta+shuffle+lz4 at 2 threads 11% faster; since a waiting block is compacted out of
+        // its buffer (compact_block) it gains nothing (blosclz-5+delta+shuffle t2: 968-977 us
+        // either way) and cost 0.3-0.5 MiB of peak RSS (up to 1.05x c-blosc2's).
+        max_in_use: pool.nthreads(),
         sleepers: 0,
         failure: None,
     });
