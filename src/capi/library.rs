@@ -288,6 +288,11 @@ pub unsafe extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char
 /// The default compression parameters, by value (the same as `BLOSC2_CPARAMS_DEFAULTS`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
+    cparams_defaults()
+}
+
+/// `BLOSC2_CPARAMS_DEFAULTS`, for the C layer's own use.
+pub(crate) const fn cparams_defaults() -> blosc2_cparams {
     blosc2_cparams {
         compcode: names::BLOSCLZ as u8,
         compcode_meta: 0,

@@ -540,11 +540,17 @@ fn dparams_from_c_with(c: &blosc2_dparams, handle: Option<&HandleCell>) -> DPara
         user_filters: registry::all_filters(),
         layout: None,
         schunk_typesize: None,
-        owner: Some(Arc::new(DExtras {
-            schunk: c.schunk,
-            postfilter: c.postfilter,
-            postparams: c.postparams,
-        })),
+        // Nothing C-only set: no owner (an allocation per context), which `dparams_to_c` reads
+        // back as the same NULLs.
+        owner: (!c.schunk.is_null() || c.postfilter.is_some() || !c.postparams.is_null()).then(
+            || {
+                Arc::new(DExtras {
+                    schunk: c.schunk,
+                    postfilter: c.postfilter,
+                    postparams: c.postparams,
+                }) as crate::chunk::params::Owner
+            },
+        ),
     }
 }
 
@@ -724,24 +730,35 @@ impl Context {
                 .as_deref_mut()
                 .map_or(ptr::null_mut(), |p| p as *mut _);
         }
-        let mut core = dparams_from_c_with(&dparams, handle.as_ref());
-        adjust(&mut core);
-        dparams.nthreads = core.nthreads;
-        let engine = Engine::Decompress(Decompressor::new(core)?);
-        let mut cparams = cparams_to_c(&CParams::default());
-        cparams.nthreads = dparams.nthreads;
-        cparams.schunk = dparams.schunk;
-        Ok(Box::new(Context {
-            engine,
-            cparams,
-            dparams,
-            preparams: None,
-            postparams,
-            maskout: None,
-            lazy_blocks: None,
-            handle,
-            id: next_context_id(),
-        }))
+        // Made in its box, as a compression context is (see new_compress).
+        let core_handle = handle.clone();
+        let mut ctx = Decompressor::new_boxed_in(
+            || {
+                let mut core = dparams_from_c_with(&dparams, core_handle.as_ref());
+                adjust(&mut core);
+                core
+            },
+            |decompressor| Context {
+                engine: Engine::Decompress(decompressor),
+                // c-blosc2's default cparams with the dparams' super-chunk (and thread count,
+                // below).
+                cparams: blosc2_cparams {
+                    schunk: dparams.schunk,
+                    ..crate::capi::library::cparams_defaults()
+                },
+                dparams,
+                preparams: None,
+                postparams,
+                maskout: None,
+                lazy_blocks: None,
+                handle,
+                id: next_context_id(),
+            },
+        )?;
+        let nthreads = ctx.decompressor()?.params().nthreads;
+        ctx.cparams.nthreads = nthreads;
+        ctx.dparams.nthreads = nthreads;
+        Ok(ctx)
     }
 
     /// Boxes the context into the handle given to C (freed by [`Context::free_handle`]).

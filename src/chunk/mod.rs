@@ -135,6 +135,19 @@ impl Decompressor {
         Ok(Decompressor { params, pool })
     }
 
+    /// [`Decompressor::new`] for a decompressor that lives inside a larger boxed value, made in
+    /// its box (as [`Compressor::new_boxed_in`]).
+    #[inline]
+    pub fn new_boxed_in<T>(
+        params: impl FnOnce() -> DParams,
+        wrap: impl FnOnce(Decompressor) -> T,
+    ) -> Result<Box<T>> {
+        let params = params();
+        let pool = make_pool(params.nthreads)?;
+        let slot = Box::new_uninit();
+        Ok(Box::write(slot, wrap(Decompressor { params, pool })))
+    }
+
     /// A decompressor on `nthreads` threads for the default parameters with every codec and
     /// filter registered so far: what blosc1-style calls without a context decompress with.
     pub fn with_defaults(nthreads: i16) -> Result<Decompressor> {

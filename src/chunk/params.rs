@@ -258,10 +258,11 @@ pub struct DParams {
     pub typesize: i32,
     /// Called for each decompressed block after the filters; writes the block's final bytes.
     pub postfilter: Option<Arc<dyn BlockCallback>>,
-    /// User codecs by codec id, for chunks whose header names a codec that is not built in.
-    pub user_codecs: Vec<(u8, Arc<dyn UserCodec>)>,
+    /// User codecs by codec id, for chunks whose header names a codec that is not built in
+    /// (a list shared with other params, as [`super::registry::all_codecs`] gives it).
+    pub user_codecs: Arc<[(u8, Arc<dyn UserCodec>)]>,
     /// User filters by filter id, for filter ids in a chunk header that are not built in.
-    pub user_filters: Vec<(u8, Arc<dyn UserFilter>)>,
+    pub user_filters: Arc<[(u8, Arc<dyn UserFilter>)]>,
     /// The layout of the array this context decompresses for, when it has one.
     pub layout: Option<Arc<ArrayLayout>>,
     /// As [`CParams::schunk_typesize`] (c-blosc2's `dparams->schunk->typesize`).
@@ -276,8 +277,8 @@ impl Default for DParams {
             nthreads: 1,
             typesize: 8,
             postfilter: None,
-            user_codecs: Vec::new(),
-            user_filters: Vec::new(),
+            user_codecs: Arc::new([]),
+            user_filters: Arc::new([]),
             layout: None,
             schunk_typesize: None,
             owner: None,

@@ -18,12 +18,45 @@ pub const USER_REGISTERED_START: u8 = 160;
 /// c-blosc2 keeps at most this many entries per registry.
 const MAX_ENTRIES: usize = u8::MAX as usize;
 
+/// The (id, implementation) pairs of every entry of a registry.
+pub type Shared<T> = Arc<[(u8, Arc<T>)]>;
+
+/// A registry's entries, and their (id, implementation) pairs as one list that every
+/// decompression context made until the next registration shares: a context takes one
+/// reference to it instead of a list of its own with one reference per entry (the plugins
+/// c-blosc2 registers at init made that most of what creating a decompression context cost).
+struct Entries<E, T: ?Sized> {
+    list: Vec<E>,
+    shared: Shared<T>,
+}
+
+impl<E, T: ?Sized> Entries<E, T> {
+    fn new(list: Vec<E>, pair: impl Fn(&E) -> (u8, Arc<T>)) -> Self {
+        let shared = list.iter().map(&pair).collect();
+        Entries { list, shared }
+    }
+
+    fn push(&mut self, entry: E, pair: impl Fn(&E) -> (u8, Arc<T>)) {
+        self.list.push(entry);
+        self.shared = self.list.iter().map(pair).collect();
+        REGISTRATIONS.fetch_add(1, Ordering::Release);
+    }
+}
+
+fn codec_pair(e: &CodecEntry) -> (u8, Arc<dyn UserCodec>) {
+    (e.id, e.codec.clone())
+}
+
+fn filter_pair(e: &FilterEntry) -> (u8, Arc<dyn UserFilter>) {
+    (e.id, e.filter.clone())
+}
+
 /// Starts with the codecs c-blosc2 registers at init, as `FILTERS` does with the filters.
-static CODECS: LazyLock<RwLock<Vec<CodecEntry>>> =
-    LazyLock::new(|| RwLock::new(super::plugins::builtin_codecs()));
+static CODECS: LazyLock<RwLock<Entries<CodecEntry, dyn UserCodec>>> =
+    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::builtin_codecs(), codec_pair)));
 /// Starts with the filters c-blosc2 registers at init, so no caller can see it without them.
-static FILTERS: LazyLock<RwLock<Vec<FilterEntry>>> =
-    LazyLock::new(|| RwLock::new(super::plugins::builtin_filters()));
+static FILTERS: LazyLock<RwLock<Entries<FilterEntry, dyn UserFilter>>> =
+    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::builtin_filters(), filter_pair)));
 /// How many codecs and filters have been registered since the start (the registries only grow):
 /// lets a holder of [`all_codecs`] / [`all_filters`] copies know they are still complete.
 static REGISTRATIONS: AtomicUsize = AtomicUsize::new(0);
@@ -55,6 +88,7 @@ fn admit(id: u8, name: &str, taken: Option<&str>, len: usize, refusal: Error) ->
 pub fn register_codec(entry: CodecEntry) -> Result<()> {
     let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
     let taken = codecs
+        .list
         .iter()
         .find(|c| c.id == entry.id)
         .map(|c| c.name.as_str());
@@ -62,11 +96,10 @@ pub fn register_codec(entry: CodecEntry) -> Result<()> {
         entry.id,
         &entry.name,
         taken,
-        codecs.len(),
+        codecs.list.len(),
         Error::CodecParam,
     )? {
-        codecs.push(entry);
-        REGISTRATIONS.fetch_add(1, Ordering::Release);
+        codecs.push(entry, codec_pair);
     }
     Ok(())
 }
@@ -75,12 +108,18 @@ pub fn register_codec(entry: CodecEntry) -> Result<()> {
 pub fn register_filter(entry: FilterEntry) -> Result<()> {
     let mut filters = FILTERS.write().unwrap_or_else(|e| e.into_inner());
     let taken = filters
+        .list
         .iter()
         .find(|f| f.id == entry.id)
         .map(|f| f.name.as_str());
-    if admit(entry.id, &entry.name, taken, filters.len(), Error::Failure)? {
-        filters.push(entry);
-        REGISTRATIONS.fetch_add(1, Ordering::Release);
+    if admit(
+        entry.id,
+        &entry.name,
+        taken,
+        filters.list.len(),
+        Error::Failure,
+    )? {
+        filters.push(entry, filter_pair);
     }
     Ok(())
 }
@@ -91,47 +130,46 @@ pub fn register_filter(entry: FilterEntry) -> Result<()> {
 pub(crate) fn register_global_codec(entry: CodecEntry) {
     let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
     let reserved = (GLOBAL_REGISTERED_START..USER_REGISTERED_START).contains(&entry.id);
-    if reserved && !codecs.iter().any(|c| c.id == entry.id) {
-        codecs.push(entry);
-        REGISTRATIONS.fetch_add(1, Ordering::Release);
+    if reserved && !codecs.list.iter().any(|c| c.id == entry.id) {
+        codecs.push(entry, codec_pair);
     }
 }
 
 /// The registered codec with this id.
 pub fn codec(id: u8) -> Option<CodecEntry> {
     let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
-    codecs.iter().find(|c| c.id == id).cloned()
+    codecs.list.iter().find(|c| c.id == id).cloned()
 }
 
 /// The registered filter with this id.
 pub fn filter(id: u8) -> Option<FilterEntry> {
     let filters = FILTERS.read().unwrap_or_else(|e| e.into_inner());
-    filters.iter().find(|f| f.id == id).cloned()
+    filters.list.iter().find(|f| f.id == id).cloned()
 }
 
 /// Every registered codec, as `DParams::user_codecs` wants them.
-pub fn all_codecs() -> Vec<(u8, Arc<dyn UserCodec>)> {
+pub fn all_codecs() -> Shared<dyn UserCodec> {
     let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
-    codecs.iter().map(|c| (c.id, c.codec.clone())).collect()
+    codecs.shared.clone()
 }
 
 /// Every registered filter, as `DParams::user_filters` wants them.
-pub fn all_filters() -> Vec<(u8, Arc<dyn UserFilter>)> {
+pub fn all_filters() -> Shared<dyn UserFilter> {
     let filters = FILTERS.read().unwrap_or_else(|e| e.into_inner());
-    filters.iter().map(|f| (f.id, f.filter.clone())).collect()
+    filters.shared.clone()
 }
 
 /// The registered codec whose library code is `complib` (how c-blosc2 names the library of a
 /// chunk whose format code is not a built-in one).
 pub fn codec_by_complib(complib: u8) -> Option<CodecEntry> {
     let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
-    codecs.iter().find(|c| c.complib == complib).cloned()
+    codecs.list.iter().find(|c| c.complib == complib).cloned()
 }
 
 /// The registered codec with this name.
 pub fn codec_by_name(name: &str) -> Option<CodecEntry> {
     let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
-    codecs.iter().find(|c| c.name == name).cloned()
+    codecs.list.iter().find(|c| c.name == name).cloned()
 }
 
 #[cfg(test)]
@@ -199,5 +237,36 @@ mod tests {
             register_filter(filter(36, "int_trunc")),
             Err(Error::Failure)
         );
+    }
+
+    #[test]
+    fn contexts_share_one_list_until_a_registration() {
+        // Other tests register in parallel: two lists taken with no registration in between
+        // are the same one.
+        let before = loop {
+            let n = registrations();
+            let (a, b) = (all_codecs(), all_codecs());
+            let (f, g) = (all_filters(), all_filters());
+            if registrations() == n {
+                assert!(Arc::ptr_eq(&a, &b));
+                assert!(Arc::ptr_eq(&f, &g));
+                break a;
+            }
+        };
+        assert!(!before.iter().any(|(id, _)| *id == 249));
+        // (complib 7 is the other test's.)
+        let entry = CodecEntry {
+            complib: 249,
+            ..codec(249, "share-test")
+        };
+        assert_eq!(register_codec(entry), Ok(()));
+        let after = all_codecs();
+        assert!(!Arc::ptr_eq(&before, &after));
+        assert!(after.iter().any(|(id, _)| *id == 249));
+        // The old list is left as it was for whoever holds it.
+        assert!(!before.iter().any(|(id, _)| *id == 249));
+        // The plugins c-blosc2 registers at init are in every list.
+        assert!(after.iter().any(|(id, _)| *id == 32));
+        assert!(all_filters().iter().any(|(id, _)| *id == 36));
     }
 }
