@@ -21,42 +21,85 @@ const MAX_ENTRIES: usize = u8::MAX as usize;
 /// The (id, implementation) pairs of every entry of a registry.
 pub type Shared<T> = Arc<[(u8, Arc<T>)]>;
 
+/// What both registries hold: an id, a name and the implementation contexts are given.
+trait Entry {
+    type Impl: ?Sized;
+    fn id(&self) -> u8;
+    fn name(&self) -> &str;
+    fn implementation(&self) -> Arc<Self::Impl>;
+}
+
+impl Entry for CodecEntry {
+    type Impl = dyn UserCodec;
+    fn id(&self) -> u8 {
+        self.id
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn implementation(&self) -> Arc<dyn UserCodec> {
+        self.codec.clone()
+    }
+}
+
+impl Entry for FilterEntry {
+    type Impl = dyn UserFilter;
+    fn id(&self) -> u8 {
+        self.id
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn implementation(&self) -> Arc<dyn UserFilter> {
+        self.filter.clone()
+    }
+}
+
 /// A registry's entries, and their (id, implementation) pairs as one list that every
 /// decompression context made until the next registration shares: a context takes one
 /// reference to it instead of a list of its own with one reference per entry (the plugins
 /// c-blosc2 registers at init made that most of what creating a decompression context cost).
-struct Entries<E, T: ?Sized> {
+struct Entries<E: Entry> {
     list: Vec<E>,
-    shared: Shared<T>,
+    shared: Shared<E::Impl>,
 }
 
-impl<E, T: ?Sized> Entries<E, T> {
-    fn new(list: Vec<E>, pair: impl Fn(&E) -> (u8, Arc<T>)) -> Self {
-        let shared = list.iter().map(&pair).collect();
+impl<E: Entry> Entries<E> {
+    fn new(list: Vec<E>) -> Self {
+        let shared = list.iter().map(|e| (e.id(), e.implementation())).collect();
         Entries { list, shared }
     }
 
-    fn push(&mut self, entry: E, pair: impl Fn(&E) -> (u8, Arc<T>)) {
+    fn find(&self, id: u8) -> Option<&E> {
+        self.list.iter().find(|e| e.id() == id)
+    }
+
+    fn push(&mut self, entry: E) {
         self.list.push(entry);
-        self.shared = self.list.iter().map(pair).collect();
+        self.shared = self
+            .list
+            .iter()
+            .map(|e| (e.id(), e.implementation()))
+            .collect();
         REGISTRATIONS.fetch_add(1, Ordering::Release);
+    }
+
+    /// Adds a user entry under the rule of [`admit`] (`refusal`: the registry's error code).
+    fn register(&mut self, entry: E, refusal: Error) -> Result<()> {
+        let taken = self.find(entry.id()).map(Entry::name);
+        if admit(entry.id(), entry.name(), taken, self.list.len(), refusal)? {
+            self.push(entry);
+        }
+        Ok(())
     }
 }
 
-fn codec_pair(e: &CodecEntry) -> (u8, Arc<dyn UserCodec>) {
-    (e.id, e.codec.clone())
-}
-
-fn filter_pair(e: &FilterEntry) -> (u8, Arc<dyn UserFilter>) {
-    (e.id, e.filter.clone())
-}
-
 /// Starts with the codecs c-blosc2 registers at init, as `FILTERS` does with the filters.
-static CODECS: LazyLock<RwLock<Entries<CodecEntry, dyn UserCodec>>> =
-    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::builtin_codecs(), codec_pair)));
+static CODECS: LazyLock<RwLock<Entries<CodecEntry>>> =
+    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::builtin_codecs())));
 /// Starts with the filters c-blosc2 registers at init, so no caller can see it without them.
-static FILTERS: LazyLock<RwLock<Entries<FilterEntry, dyn UserFilter>>> =
-    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::builtin_filters(), filter_pair)));
+static FILTERS: LazyLock<RwLock<Entries<FilterEntry>>> =
+    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::builtin_filters())));
 /// How many codecs and filters have been registered since the start (the registries only grow):
 /// lets a holder of [`all_codecs`] / [`all_filters`] copies know they are still complete.
 static REGISTRATIONS: AtomicUsize = AtomicUsize::new(0);
@@ -87,41 +130,13 @@ fn admit(id: u8, name: &str, taken: Option<&str>, len: usize, refusal: Error) ->
 /// Registers a user codec (id 160..=255).
 pub fn register_codec(entry: CodecEntry) -> Result<()> {
     let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
-    let taken = codecs
-        .list
-        .iter()
-        .find(|c| c.id == entry.id)
-        .map(|c| c.name.as_str());
-    if admit(
-        entry.id,
-        &entry.name,
-        taken,
-        codecs.list.len(),
-        Error::CodecParam,
-    )? {
-        codecs.push(entry, codec_pair);
-    }
-    Ok(())
+    codecs.register(entry, Error::CodecParam)
 }
 
 /// Registers a user filter (id 160..=255).
 pub fn register_filter(entry: FilterEntry) -> Result<()> {
     let mut filters = FILTERS.write().unwrap_or_else(|e| e.into_inner());
-    let taken = filters
-        .list
-        .iter()
-        .find(|f| f.id == entry.id)
-        .map(|f| f.name.as_str());
-    if admit(
-        entry.id,
-        &entry.name,
-        taken,
-        filters.list.len(),
-        Error::Failure,
-    )? {
-        filters.push(entry, filter_pair);
-    }
-    Ok(())
+    filters.register(entry, Error::Failure)
 }
 
 /// Adds a codec of the range c-blosc2 reserves for the plugins it registers at init (32..160),
@@ -130,21 +145,21 @@ pub fn register_filter(entry: FilterEntry) -> Result<()> {
 pub(crate) fn register_global_codec(entry: CodecEntry) {
     let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
     let reserved = (GLOBAL_REGISTERED_START..USER_REGISTERED_START).contains(&entry.id);
-    if reserved && !codecs.list.iter().any(|c| c.id == entry.id) {
-        codecs.push(entry, codec_pair);
+    if reserved && codecs.find(entry.id).is_none() {
+        codecs.push(entry);
     }
 }
 
 /// The registered codec with this id.
 pub fn codec(id: u8) -> Option<CodecEntry> {
     let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
-    codecs.list.iter().find(|c| c.id == id).cloned()
+    codecs.find(id).cloned()
 }
 
 /// The registered filter with this id.
 pub fn filter(id: u8) -> Option<FilterEntry> {
     let filters = FILTERS.read().unwrap_or_else(|e| e.into_inner());
-    filters.list.iter().find(|f| f.id == id).cloned()
+    filters.find(id).cloned()
 }
 
 /// Every registered codec, as `DParams::user_codecs` wants them.
