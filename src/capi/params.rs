@@ -710,9 +710,7 @@ impl Context {
                 id: next_context_id(),
             },
         )?;
-        let nthreads = ctx.compressor()?.params().nthreads;
-        ctx.cparams.nthreads = nthreads;
-        ctx.dparams.nthreads = nthreads;
+        ctx.show_engine_nthreads();
         Ok(ctx)
     }
 
@@ -755,9 +753,7 @@ impl Context {
                 id: next_context_id(),
             },
         )?;
-        let nthreads = ctx.decompressor()?.params().nthreads;
-        ctx.cparams.nthreads = nthreads;
-        ctx.dparams.nthreads = nthreads;
+        ctx.show_engine_nthreads();
         Ok(ctx)
     }
 
@@ -805,6 +801,17 @@ impl Context {
             // SAFETY: per the contract, h came from Box::into_raw in into_handle.
             drop(unsafe { Box::from_raw(h.cast::<Context>()) });
         }
+    }
+
+    /// Writes the engine's thread count (the C params' after the environment and `adjust`)
+    /// into both C param structs, as c-blosc2's context reports it.
+    fn show_engine_nthreads(&mut self) {
+        let nthreads = match &self.engine {
+            Engine::Compress(c) => c.params().nthreads,
+            Engine::Decompress(d) => d.params().nthreads,
+        };
+        self.cparams.nthreads = nthreads;
+        self.dparams.nthreads = nthreads;
     }
 
     /// The compressor, or `InvalidParam` for a decompression context (as c-blosc2 answers).

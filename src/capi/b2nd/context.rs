@@ -7,7 +7,7 @@ use libc::{c_char, c_int};
 
 use crate::b2nd::MAX_DIM;
 use crate::capi::ffi::{c_str, entry, in_slice};
-use crate::capi::library::blosc2_get_blosc2_cparams_defaults;
+use crate::capi::library::cparams_defaults;
 use crate::capi::types::*;
 use crate::{Error, Result};
 
@@ -159,8 +159,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             unsafe { s.cparams.as_ref() }
         }) {
             Some(c) => *c,
-            // SAFETY: plain function returning a struct.
-            None => unsafe { blosc2_get_blosc2_cparams_defaults() },
+            None => cparams_defaults(),
         };
         // As c-blosc2 3.3.5: no negative block extent, a zero one only where the chunk's is
         // zero, and a block (in bytes) that a header's i32 blocksize can state.

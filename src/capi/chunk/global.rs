@@ -69,8 +69,7 @@ pub(super) fn global_compress(
     if env.var(c"BLOSC_NOLOCK").is_some() {
         // c-blosc2 compresses through a temporary context here, built from the defaults
         // (so without the global block size, and always with the extended header).
-        // SAFETY: returns a plain struct.
-        let mut c = unsafe { crate::capi::library::blosc2_get_blosc2_cparams_defaults() };
+        let mut c = crate::capi::library::cparams_defaults();
         c.filters = filters;
         c.typesize = typesize;
         c.compcode = s.compcode as u8;
@@ -96,15 +95,9 @@ pub(super) fn global_compress(
         splitmode: s.splitmode,
         filters,
         legacy_header: env.var(c"BLOSC_BLOSC1_COMPAT").is_some(),
-        ..cparams_from_c(&unsafe_defaults())
+        ..cparams_from_c(&crate::capi::library::cparams_defaults())
     };
     len_of(Compressor::new(params)?.compress(src, dst)?)
-}
-
-/// c-blosc2's default cparams.
-pub(super) fn unsafe_defaults() -> blosc2_cparams {
-    // SAFETY: returns a plain struct by value.
-    unsafe { crate::capi::library::blosc2_get_blosc2_cparams_defaults() }
 }
 
 /// A decompressor for the global API (registered codecs and filters included).
