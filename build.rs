@@ -179,6 +179,7 @@ fn fragment(root: &Path, name: &str) -> String {
 }
 
 fn generate(root: &Path, out: &Path) {
+    let mut commented: Vec<&'static str> = Vec::new();
     for header in HEADERS {
         let mut config = cbindgen::Config {
             language: cbindgen::Language::C,
@@ -233,7 +234,15 @@ fn generate(root: &Path, out: &Path) {
         let text = String::from_utf8(text).expect("cbindgen writes UTF-8");
         let dest = out.join(header.path);
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-        std::fs::write(dest, tag_only_structs(&text)).unwrap();
+        let text = tag_only_structs(&text);
+        let text = with_trailing_comments(&text, &mut commented);
+        std::fs::write(dest, text).unwrap();
+    }
+    for (name, _) in TRAILING_COMMENTS {
+        assert!(
+            commented.contains(name),
+            "build.rs: no header defines {name}, which TRAILING_COMMENTS lists"
+        );
     }
     for plain in PLAIN_HEADERS {
         let name = Path::new(plain).file_name().unwrap().to_str().unwrap();
@@ -242,6 +251,46 @@ fn generate(root: &Path, out: &Path) {
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
         std::fs::write(dest, text).unwrap();
     }
+}
+
+/// Comments written after a `#define NAME VALUE` line of cbindgen's output, on the same line.
+/// Build scripts read the library's version from these lines: PyTables' setup.py, for one, takes
+/// only the `BLOSC2_VERSION_MAJOR`, `_MINOR` and `_RELEASE` lines that also hold the words
+/// "major", "minor" and "tweaks" (as c-blosc2's comments there do), and the third
+/// whitespace-separated word of such a line as the number.
+const TRAILING_COMMENTS: &[(&str, &str)] = &[
+    (
+        "BLOSC2_VERSION_MAJOR",
+        "major: changes that break the interface or the formats",
+    ),
+    (
+        "BLOSC2_VERSION_MINOR",
+        "minor: compatible additions to the interface or the formats",
+    ),
+    (
+        "BLOSC2_VERSION_RELEASE",
+        "tweaks: bug fixes and other compatible changes",
+    ),
+];
+
+/// Appends `TRAILING_COMMENTS` to the `#define` lines of `text` that they name, and records in
+/// `found` the names it commented.
+fn with_trailing_comments(text: &str, found: &mut Vec<&'static str>) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(line);
+        let mut words = line.split_whitespace();
+        if let (Some("#define"), Some(name), Some(_value), None) =
+            (words.next(), words.next(), words.next(), words.next())
+        {
+            if let Some((name, comment)) = TRAILING_COMMENTS.iter().find(|(n, _)| *n == name) {
+                out.push_str(&format!("  /* {comment} */"));
+                found.push(*name);
+            }
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Structs that c-blosc2's headers name only by their tag (`struct X`), never as a typedef name:

@@ -263,14 +263,16 @@ enum {
   BLOSC_UDCODEC_VERSION_FORMAT = 1,
 };
 
-enum {
+/* Every enumerator of this enum is also in c-blosc 1.x's blosc.h: the whole enum is left out
+   when that header came first (an enum with no enumerators is not valid C). */
 #ifndef BLOSC_H
+enum {
   BLOSC_ALWAYS_SPLIT = 1,
   BLOSC_NEVER_SPLIT = 2,
   BLOSC_AUTO_SPLIT = 3,
   BLOSC_FORWARD_COMPAT_SPLIT = 4,
-#endif
 };
+#endif
 
 enum {
   BLOSC2_CHUNK_VERSION = 0,

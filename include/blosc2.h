@@ -267,14 +267,16 @@ enum {
   BLOSC_UDCODEC_VERSION_FORMAT = 1,
 };
 
-enum {
+/* Every enumerator of this enum is also in c-blosc 1.x's blosc.h: the whole enum is left out
+   when that header came first (an enum with no enumerators is not valid C). */
 #ifndef BLOSC_H
+enum {
   BLOSC_ALWAYS_SPLIT = 1,
   BLOSC_NEVER_SPLIT = 2,
   BLOSC_AUTO_SPLIT = 3,
   BLOSC_FORWARD_COMPAT_SPLIT = 4,
-#endif
 };
+#endif
 
 enum {
   BLOSC2_CHUNK_VERSION = 0,
@@ -356,11 +358,11 @@ enum {
 
 
 
-#define BLOSC2_VERSION_MAJOR 3
+#define BLOSC2_VERSION_MAJOR 3  /* major: changes that break the interface or the formats */
 
-#define BLOSC2_VERSION_MINOR 3
+#define BLOSC2_VERSION_MINOR 3  /* minor: compatible additions to the interface or the formats */
 
-#define BLOSC2_VERSION_RELEASE 5
+#define BLOSC2_VERSION_RELEASE 5  /* tweaks: bug fixes and other compatible changes */
 
 #define BLOSC2_MAX_METALAYERS 16
 
