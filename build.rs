@@ -234,7 +234,7 @@ fn generate(root: &Path, out: &Path) {
         let text = String::from_utf8(text).expect("cbindgen writes UTF-8");
         let dest = out.join(header.path);
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-        let text = tag_only_structs(&text);
+        let text = untagged_structs(&tag_only_structs(&text));
         let text = with_trailing_comments(&text, &mut commented);
         std::fs::write(dest, text).unwrap();
     }
@@ -347,6 +347,53 @@ fn tag_only_structs(text: &str) -> String {
     let mut joined = out.join("\n");
     joined.push('\n');
     joined
+}
+
+/// Structs that c-blosc2's headers define without a tag, `typedef struct { ... } X;`, so that
+/// `struct X` names no type there. cbindgen's `Style::Both` writes `typedef struct X { ... } X;`
+/// and spells uses `struct X`: `untagged_structs` drops the tag and spells uses `X`.
+const UNTAGGED: &[&str] = &[
+    "b2nd_array_t",
+    "blosc2_codec",
+    "blosc2_cparams",
+    "blosc2_dparams",
+    "blosc2_filter",
+    "blosc2_instr",
+    "blosc2_io",
+    "blosc2_io_cb",
+    "blosc2_postfilter_params",
+    "blosc2_prefilter_params",
+    "blosc2_stdio_file",
+    "blosc2_stdio_mmap",
+    "blosc2_stdio_params",
+    "blosc2_storage",
+    "blosc2_tuner",
+    "codec_info",
+    "filter_info",
+    "tuner_info",
+];
+
+/// Rewrites cbindgen's output so the `UNTAGGED` structs have no tag: `typedef struct X {`
+/// becomes `typedef struct {` and every other `struct X` becomes `X`.
+fn untagged_structs(text: &str) -> String {
+    let mut text = text.to_string();
+    for name in UNTAGGED {
+        text = text.replace(&format!("typedef struct {name} {{"), "typedef struct {");
+        let pattern = format!("struct {name}");
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(&pattern) {
+            let after = &rest[at + pattern.len()..];
+            let whole_word = !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                && !rest[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+            out.push_str(&rest[..at]);
+            out.push_str(if whole_word { name } else { &pattern });
+            rest = after;
+        }
+        out.push_str(rest);
+        text = out;
+    }
+    text
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -9,7 +9,8 @@
 # fresh temporary directory). Closes with "capi-tests: N passed, M failed"; exits 1 on failure.
 #
 # Also run: the mutation suite (mutate.sh; MUTATE_PER_SEED scales it, RBLOSC2_MUTATE=0 skips it),
-# the error-code parity table (parity.sh) and the quick crash test (crash/run.sh --quick: a writer
+# the header audit against the reference's headers (header_audit.py), the error-code parity table
+# (parity.sh) and the quick crash test (crash/run.sh --quick: a writer
 # killed before each of its writes must leave every acknowledged change readable;
 # RBLOSC2_CRASH=0 skips it). With RBLOSC2_VALGRIND=1, every C program also
 # runs under valgrind memcheck against ours (fails on any invalid access or definite/indirect
@@ -118,6 +119,14 @@ report_export_coverage() {
   have=$(nm -D --defined-only "$LIBDIR/libblosc2.so.$VERSION" | awk '{print $NF}' | sort -u)
   missing=$(comm -23 <(echo "$want") <(echo "$have") | grep -c . || true)
   echo "exports: $(($(echo "$want" | grep -c .) - missing)) of $(echo "$want" | grep -c .) reference API functions present"
+}
+
+# The installed headers against the reference's as a compiler sees them, in C and C++, with and
+# without c-blosc 1.x's blosc.h included first and BLOSC1_COMPAT: macros, declarations, that
+# they compile, and the version lines build scripts read (header_audit.py; needs castxml).
+header_audit() {
+  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
+  CC=$CC CXX=$CXX python3 "$HERE/header_audit.py" "$REF/include" "$PREFIX/include"
 }
 
 build_pkgconfig_shared() {
@@ -478,6 +487,8 @@ REF=$("$HERE/get-reference.sh" 2>"$BUILD/logs/get-reference.log") || REF=
 run_test install-layout test_install_layout
 run_test exports-public-only test_exports
 report_export_coverage
+run_test header-audit header_audit
+tail -n 1 "$BUILD/logs/header-audit.log"
 
 for p in "${PROGRAMS[@]}"; do
   run_test "pkgconfig-shared-build-$p" build_pkgconfig_shared "$p"

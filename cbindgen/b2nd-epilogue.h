@@ -11,9 +11,6 @@ extern "C" {
  */
 BLOSC_EXPORT int b2nd_expand_dims(const b2nd_array_t *array, b2nd_array_t **view, const bool *axis,
                                   const uint8_t final_dims);
-#ifdef __cplusplus
-}
-#endif
 
 /* Fail with BLOSC2_ERROR_FAILURE unless nbytes more bytes are left after pmeta in smeta[0..smeta_len). */
 #define B2ND_REQUIRE_META_NBYTES(nbytes)                                             \
@@ -115,3 +112,7 @@ static inline int b2nd_deserialize_meta_inline(const uint8_t *smeta, int32_t sme
 }
 
 #undef B2ND_REQUIRE_META_NBYTES
+
+#ifdef __cplusplus
+}
+#endif

@@ -28,9 +28,6 @@ BLOSC_EXPORT int32_t blosc2_bitshuffle(const int32_t typesize, const int32_t blo
  * BLOSC2_ERROR_NULL_POINTER for a NULL buffer.
  */
 BLOSC_EXPORT int32_t blosc2_bitunshuffle(const int32_t typesize, const int32_t blocksize, const void *src, void *dest);
-#ifdef __cplusplus
-}
-#endif
 
 /* Default values for the parameter structs (also returned by blosc2_get_blosc2_*_defaults). */
 static const blosc2_io BLOSC2_IO_DEFAULTS = {BLOSC2_IO_FILESYSTEM, "filesystem", NULL};
@@ -115,3 +112,8 @@ static inline void swap_store(void *dest, const void *pa, int size) {
     dst[i] = little_endian ? src[size - 1 - i] : src[i];
   }
 }
+
+/* The defaults and helpers above are inside the extern "C" block too, as in c-blosc2. */
+#ifdef __cplusplus
+}
+#endif

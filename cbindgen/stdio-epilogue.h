@@ -1,3 +1,7 @@
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Default filesystem I/O parameters (no locking). */
 static const blosc2_stdio_params BLOSC2_STDIO_PARAMS_DEFAULTS = {false};
 
@@ -8,3 +12,7 @@ static const blosc2_stdio_mmap BLOSC2_STDIO_MMAP_DEFAULTS = {
   , INVALID_HANDLE_VALUE
 #endif
 };
+
+#ifdef __cplusplus
+}
+#endif

@@ -34,7 +34,7 @@ struct chunk_cache_s {
   int64_t nchunk;
 };
 
-typedef struct b2nd_array_t {
+typedef struct {
   blosc2_schunk *sc;
   int64_t shape[16];
   int32_t chunkshape[16];
@@ -165,7 +165,7 @@ int b2nd_copy_buffer2(int8_t ndim,
  * `b2nd_free`. Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, invalid parameters,
  * a storage or file error).
  */
-BLOSC_EXPORT int b2nd_uninit(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
+BLOSC_EXPORT int b2nd_uninit(struct b2nd_context_s *ctx, b2nd_array_t **array);
 
 /**
  * Creates an array as `ctx` describes, "empty" in c-blosc2's sense: its content is not meant
@@ -174,21 +174,21 @@ BLOSC_EXPORT int b2nd_uninit(struct b2nd_context_s *ctx, struct b2nd_array_t **a
  */
 BLOSC_EXPORT
 int b2nd_empty(struct b2nd_context_s *ctx,
-               struct b2nd_array_t **array);
+               b2nd_array_t **array);
 
 /**
  * Creates an array as `ctx` describes filled with zero bytes (stored as special chunks, no
  * data). `*array` receives it; the caller releases it with `b2nd_free`. Returns 0 or a negative
  * code.
  */
-BLOSC_EXPORT int b2nd_zeros(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
+BLOSC_EXPORT int b2nd_zeros(struct b2nd_context_s *ctx, b2nd_array_t **array);
 
 /**
  * Creates an array as `ctx` describes filled with NaNs (the item size must be 4 or 8, float32 or
  * float64; else BLOSC2_ERROR_DATA). `*array` receives it; the caller releases it with
  * `b2nd_free`. Returns 0 or a negative code.
  */
-BLOSC_EXPORT int b2nd_nans(struct b2nd_context_s *ctx, struct b2nd_array_t **array);
+BLOSC_EXPORT int b2nd_nans(struct b2nd_context_s *ctx, b2nd_array_t **array);
 
 /**
  * Creates an array as `ctx` describes with every item equal to `fill_value` (one item of the
@@ -197,7 +197,7 @@ BLOSC_EXPORT int b2nd_nans(struct b2nd_context_s *ctx, struct b2nd_array_t **arr
  */
 BLOSC_EXPORT
 int b2nd_full(struct b2nd_context_s *ctx,
-              struct b2nd_array_t **array,
+              b2nd_array_t **array,
               const void *fill_value);
 
 /**
@@ -208,7 +208,7 @@ int b2nd_full(struct b2nd_context_s *ctx,
  */
 BLOSC_EXPORT
 int b2nd_from_cbuffer(struct b2nd_context_s *ctx,
-                      struct b2nd_array_t **array,
+                      b2nd_array_t **array,
                       const void *buffer,
                       int64_t buffersize);
 
@@ -219,7 +219,7 @@ int b2nd_from_cbuffer(struct b2nd_context_s *ctx,
  * (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_METALAYER_NOT_FOUND, BLOSC2_ERROR_DATA for a bad
  * metalayer).
  */
-BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, struct b2nd_array_t **array);
+BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, b2nd_array_t **array);
 
 /**
  * Opens the contiguous frame `cframe` (`cframe_len` bytes) holding a b2nd array. With `copy`
@@ -232,7 +232,7 @@ BLOSC_EXPORT
 int b2nd_from_cframe(uint8_t *cframe,
                      int64_t cframe_len,
                      bool copy,
-                     struct b2nd_array_t **array);
+                     b2nd_array_t **array);
 
 /**
  * Opens the array stored at `urlpath` (a contiguous frame file or a sparse frame directory).
@@ -241,20 +241,20 @@ int b2nd_from_cframe(uint8_t *cframe,
  * (BLOSC2_ERROR_FILE_OPEN when it cannot be opened as a frame, BLOSC2_ERROR_METALAYER_NOT_FOUND,
  * ...).
  */
-BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
+BLOSC_EXPORT int b2nd_open(const char *urlpath, b2nd_array_t **array);
 
 /**
  * As `b2nd_open`, for a frame that starts `offset` bytes into the file (see `b2nd_save_append`).
  * Returns 0 or a negative code.
  */
-BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
+BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, b2nd_array_t **array, int64_t offset);
 
 /**
  * Releases `array`: its super-chunk (unless a view still shares it: the last of an array and its
  * views to be freed frees it) and its fields. Data on disk stays. Returns 0, or
  * BLOSC2_ERROR_NULL_POINTER for NULL.
  */
-BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
+BLOSC_EXPORT int b2nd_free(b2nd_array_t *array);
 
 /**
  * Serialises `array` as a contiguous frame: `*cframe` receives it, `*cframe_len` its length and
@@ -263,7 +263,7 @@ BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
  * freed). Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_FAILURE).
  */
 BLOSC_EXPORT
-int b2nd_to_cframe(const struct b2nd_array_t *array,
+int b2nd_to_cframe(const b2nd_array_t *array,
                    uint8_t **cframe,
                    int64_t *cframe_len,
                    bool *needs_free);
@@ -273,20 +273,20 @@ int b2nd_to_cframe(const struct b2nd_array_t *array,
  * when the array is sparse or a view). The array itself is unchanged. Returns 0, or a negative
  * code (BLOSC2_ERROR_NULL_POINTER, a file error).
  */
-BLOSC_EXPORT int b2nd_save(const struct b2nd_array_t *array, char *urlpath);
+BLOSC_EXPORT int b2nd_save(const b2nd_array_t *array, char *urlpath);
 
 /**
  * Appends `array`, as a contiguous frame, to the end of the file `urlpath` (created if needed).
  * Returns the offset in the file where the frame starts (for `b2nd_open_offset`), or a negative
  * code (BLOSC2_ERROR_NULL_POINTER, a file error).
  */
-BLOSC_EXPORT int64_t b2nd_save_append(const struct b2nd_array_t *array, const char *urlpath);
+BLOSC_EXPORT int64_t b2nd_save_append(const b2nd_array_t *array, const char *urlpath);
 
 /**
  * Prints the array's "b2nd" metalayer (dimensions, shapes, dtype) to stdout, for debugging.
  * Returns 0, or a negative code (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_METALAYER_NOT_FOUND).
  */
-BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
+BLOSC_EXPORT int b2nd_print_meta(const b2nd_array_t *array);
 
 /**
  * Decompresses the whole `array` into the C-ordered buffer `buffer` of `buffersize` bytes (at
@@ -295,7 +295,7 @@ BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
  * decompression error).
  */
 BLOSC_EXPORT
-int b2nd_to_cbuffer(const struct b2nd_array_t *array,
+int b2nd_to_cbuffer(const b2nd_array_t *array,
                     void *buffer,
                     int64_t buffersize);
 
@@ -307,7 +307,7 @@ int b2nd_to_cbuffer(const struct b2nd_array_t *array,
  * outside the array or a buffer too small, a decompression error).
  */
 BLOSC_EXPORT
-int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
+int b2nd_get_slice_cbuffer(const b2nd_array_t *array,
                            const int64_t *start,
                            const int64_t *stop,
                            void *buffer,
@@ -327,7 +327,7 @@ int b2nd_set_slice_cbuffer(const void *buffer,
                            int64_t buffersize,
                            const int64_t *start,
                            const int64_t *stop,
-                           struct b2nd_array_t *array);
+                           b2nd_array_t *array);
 
 /**
  * Decompresses the `ncoords` items whose coordinates are in `coords` (`ncoords * ndim` entries,
@@ -336,7 +336,7 @@ int b2nd_set_slice_cbuffer(const void *buffer,
  * outside the array or a buffer too small).
  */
 BLOSC_EXPORT
-int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
+int b2nd_get_sparse_cbuffer(const b2nd_array_t *array,
                             int64_t ncoords,
                             const int64_t *coords,
                             void *buffer,
@@ -350,7 +350,7 @@ int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
  * range or a buffer too small).
  */
 BLOSC_EXPORT
-int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
+int b2nd_get_orthogonal_selection(const b2nd_array_t *array,
                                   int64_t **selection,
                                   int64_t *selection_size,
                                   void *buffer,
@@ -363,7 +363,7 @@ int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
  * Returns 0 or a negative code.
  */
 BLOSC_EXPORT
-int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
+int b2nd_set_orthogonal_selection(b2nd_array_t *array,
                                   int64_t **selection,
                                   int64_t *selection_size,
                                   const void *buffer,
@@ -378,8 +378,8 @@ int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
  */
 BLOSC_EXPORT
 int b2nd_get_slice(struct b2nd_context_s *ctx,
-                   struct b2nd_array_t **array,
-                   const struct b2nd_array_t *src,
+                   b2nd_array_t **array,
+                   const b2nd_array_t *src,
                    const int64_t *start,
                    const int64_t *stop);
 
@@ -390,8 +390,8 @@ int b2nd_get_slice(struct b2nd_context_s *ctx,
  */
 BLOSC_EXPORT
 int b2nd_copy(struct b2nd_context_s *ctx,
-              const struct b2nd_array_t *src,
-              struct b2nd_array_t **array);
+              const b2nd_array_t *src,
+              b2nd_array_t **array);
 
 /**
  * Joins `src2` to `src1` along `axis`, into a copy made with `ctx` or (`copy` false) into
@@ -401,11 +401,11 @@ int b2nd_copy(struct b2nd_context_s *ctx,
  */
 BLOSC_EXPORT
 int b2nd_concatenate(struct b2nd_context_s *ctx,
-                     const struct b2nd_array_t *src1,
-                     const struct b2nd_array_t *src2,
+                     const b2nd_array_t *src1,
+                     const b2nd_array_t *src2,
                      int8_t axis,
                      bool copy,
-                     struct b2nd_array_t **array);
+                     b2nd_array_t **array);
 
 /**
  * A view of `array` without the dimensions `index` marks (ndim entries; each marked dimension
@@ -419,14 +419,14 @@ int b2nd_concatenate(struct b2nd_context_s *ctx,
  * calls on them must not overlap (as in c-blosc2, where they share one chunk list).
  */
 BLOSC_EXPORT
-int b2nd_squeeze_index(struct b2nd_array_t *array,
-                       struct b2nd_array_t **view,
+int b2nd_squeeze_index(b2nd_array_t *array,
+                       b2nd_array_t **view,
                        const bool *index);
 
 /**
  * b2nd_squeeze_index with every dimension of extent 1 marked.
  */
-BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
+BLOSC_EXPORT int b2nd_squeeze(b2nd_array_t *array, b2nd_array_t **view);
 
 /**
  * Changes the shape of `array` to `new_shape` (`ndim` entries). A dimension that grows gets new
@@ -436,7 +436,7 @@ BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **
  * BLOSC2_ERROR_INVALID_PARAM for a view, a misaligned start or a bad shape, a storage error).
  */
 BLOSC_EXPORT
-int b2nd_resize(struct b2nd_array_t *array,
+int b2nd_resize(b2nd_array_t *array,
                 const int64_t *new_shape,
                 const int64_t *start);
 
@@ -447,7 +447,7 @@ int b2nd_resize(struct b2nd_array_t *array,
  * BLOSC2_ERROR_INVALID_PARAM for a bad axis, position or size).
  */
 BLOSC_EXPORT
-int b2nd_insert(struct b2nd_array_t *array,
+int b2nd_insert(b2nd_array_t *array,
                 const void *buffer,
                 int64_t buffersize,
                 int8_t axis,
@@ -458,7 +458,7 @@ int b2nd_insert(struct b2nd_array_t *array,
  * at the end of that axis). Returns 0 or a negative code.
  */
 BLOSC_EXPORT
-int b2nd_append(struct b2nd_array_t *array,
+int b2nd_append(b2nd_array_t *array,
                 const void *buffer,
                 int64_t buffersize,
                 int8_t axis);
@@ -469,7 +469,7 @@ int b2nd_append(struct b2nd_array_t *array,
  * axis or range).
  */
 BLOSC_EXPORT
-int b2nd_delete(struct b2nd_array_t *array,
+int b2nd_delete(b2nd_array_t *array,
                 int8_t axis,
                 int64_t delete_start,
                 int64_t delete_len);
@@ -484,7 +484,7 @@ int b2nd_delete(struct b2nd_array_t *array,
  * super-chunk is refreshed and the view's fields follow its base's shape (1 when the view's
  * shape changed); a dimension the view dropped that grew past 1 is BLOSC2_ERROR_INVALID_PARAM.
  */
-BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
+BLOSC_EXPORT int b2nd_refresh(b2nd_array_t *array);
 
 #ifdef __cplusplus
 }  // extern "C"
@@ -503,9 +503,6 @@ extern "C" {
  */
 BLOSC_EXPORT int b2nd_expand_dims(const b2nd_array_t *array, b2nd_array_t **view, const bool *axis,
                                   const uint8_t final_dims);
-#ifdef __cplusplus
-}
-#endif
 
 /* Fail with BLOSC2_ERROR_FAILURE unless nbytes more bytes are left after pmeta in smeta[0..smeta_len). */
 #define B2ND_REQUIRE_META_NBYTES(nbytes)                                             \
@@ -607,5 +604,9 @@ static inline int b2nd_deserialize_meta_inline(const uint8_t *smeta, int32_t sme
 }
 
 #undef B2ND_REQUIRE_META_NBYTES
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* BLOSC_B2ND_H */

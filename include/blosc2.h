@@ -372,7 +372,7 @@ enum {
 
 #define BLOSC2_VLMETALAYERS_NAME_MAXLEN BLOSC2_METALAYER_NAME_MAXLEN
 
-typedef struct blosc2_prefilter_params {
+typedef struct {
   void *user_data;
   const uint8_t *input;
   uint8_t *output;
@@ -388,9 +388,9 @@ typedef struct blosc2_prefilter_params {
   bool output_is_disposable;
 } blosc2_prefilter_params;
 
-typedef int (*blosc2_prefilter_fn)(struct blosc2_prefilter_params*);
+typedef int (*blosc2_prefilter_fn)(blosc2_prefilter_params*);
 
-typedef struct blosc2_cparams {
+typedef struct {
   uint8_t compcode;
   uint8_t compcode_meta;
   uint8_t clevel;
@@ -403,7 +403,7 @@ typedef struct blosc2_cparams {
   uint8_t filters[6];
   uint8_t filters_meta[6];
   blosc2_prefilter_fn prefilter;
-  struct blosc2_prefilter_params *preparams;
+  blosc2_prefilter_params *preparams;
   void *tuner_params;
   int tuner_id;
   bool instr_codec;
@@ -411,7 +411,7 @@ typedef struct blosc2_cparams {
   void *filter_params[6];
 } blosc2_cparams;
 
-typedef struct blosc2_postfilter_params {
+typedef struct {
   void *user_data;
   const uint8_t *input;
   uint8_t *output;
@@ -426,28 +426,28 @@ typedef struct blosc2_postfilter_params {
   struct blosc2_context_s *ctx;
 } blosc2_postfilter_params;
 
-typedef int (*blosc2_postfilter_fn)(struct blosc2_postfilter_params*);
+typedef int (*blosc2_postfilter_fn)(blosc2_postfilter_params*);
 
-typedef struct blosc2_dparams {
+typedef struct {
   int16_t nthreads;
   void *schunk;
   blosc2_postfilter_fn postfilter;
-  struct blosc2_postfilter_params *postparams;
+  blosc2_postfilter_params *postparams;
   int32_t typesize;
 } blosc2_dparams;
 
-typedef struct blosc2_io {
+typedef struct {
   uint8_t id;
   const char *name;
   void *params;
 } blosc2_io;
 
-typedef struct blosc2_storage {
+typedef struct {
   bool contiguous;
   char *urlpath;
-  struct blosc2_cparams *cparams;
-  struct blosc2_dparams *dparams;
-  struct blosc2_io *io;
+  blosc2_cparams *cparams;
+  blosc2_dparams *dparams;
+  blosc2_io *io;
 } blosc2_storage;
 
 typedef void (*blosc_threads_callback)(void*, void(*)(void*), int, size_t, void*);
@@ -457,7 +457,7 @@ typedef int (*blosc2_codec_encoder_cb)(const uint8_t*,
                                        uint8_t*,
                                        int32_t,
                                        uint8_t,
-                                       struct blosc2_cparams*,
+                                       blosc2_cparams*,
                                        const void*);
 
 typedef int (*blosc2_codec_decoder_cb)(const uint8_t*,
@@ -465,10 +465,10 @@ typedef int (*blosc2_codec_decoder_cb)(const uint8_t*,
                                        uint8_t*,
                                        int32_t,
                                        uint8_t,
-                                       struct blosc2_dparams*,
+                                       blosc2_dparams*,
                                        const void*);
 
-typedef struct blosc2_codec {
+typedef struct {
   uint8_t compcode;
   char *compname;
   uint8_t complib;
@@ -481,17 +481,17 @@ typedef int (*blosc2_filter_forward_cb)(const uint8_t*,
                                         uint8_t*,
                                         int32_t,
                                         uint8_t,
-                                        struct blosc2_cparams*,
+                                        blosc2_cparams*,
                                         uint8_t);
 
 typedef int (*blosc2_filter_backward_cb)(const uint8_t*,
                                          uint8_t*,
                                          int32_t,
                                          uint8_t,
-                                         struct blosc2_dparams*,
+                                         blosc2_dparams*,
                                          uint8_t);
 
-typedef struct blosc2_filter {
+typedef struct {
   uint8_t id;
   char *name;
   uint8_t version;
@@ -524,7 +524,7 @@ typedef struct blosc2_schunk {
   int64_t cbytes;
   uint8_t **data;
   size_t data_len;
-  struct blosc2_storage *storage;
+  blosc2_storage *storage;
   struct blosc2_frame_s *frame;
   struct blosc2_context_s *cctx;
   struct blosc2_context_s *dctx;
@@ -554,7 +554,7 @@ typedef int (*blosc2_truncate_cb)(void*, int64_t);
 
 typedef int (*blosc2_destroy_cb)(void*);
 
-typedef struct blosc2_io_cb {
+typedef struct {
   uint8_t id;
   char *name;
   bool is_allocation_necessary;
@@ -567,7 +567,7 @@ typedef struct blosc2_io_cb {
   blosc2_destroy_cb destroy;
 } blosc2_io_cb;
 
-typedef struct blosc2_tuner {
+typedef struct {
   int (*init)(void*, struct blosc2_context_s*, struct blosc2_context_s*);
   int (*next_blocksize)(struct blosc2_context_s*);
   int (*next_cparams)(struct blosc2_context_s*);
@@ -577,7 +577,7 @@ typedef struct blosc2_tuner {
   char *name;
 } blosc2_tuner;
 
-typedef struct blosc2_instr {
+typedef struct {
   float cratio;
   float cspeed;
   float filter_speed;
@@ -705,23 +705,23 @@ BLOSC_EXPORT const char *blosc2_error_string(int error_code);
 /**
  * The default compression parameters, by value (the same as `BLOSC2_CPARAMS_DEFAULTS`).
  */
-BLOSC_EXPORT struct blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
+BLOSC_EXPORT blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
 
 /**
  * The default decompression parameters, by value (the same as `BLOSC2_DPARAMS_DEFAULTS`).
  */
-BLOSC_EXPORT struct blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
+BLOSC_EXPORT blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
 
 /**
  * The default storage, by value: in memory, not contiguous, default parameters (the same as
  * `BLOSC2_STORAGE_DEFAULTS`).
  */
-BLOSC_EXPORT struct blosc2_storage blosc2_get_blosc2_storage_defaults(void);
+BLOSC_EXPORT blosc2_storage blosc2_get_blosc2_storage_defaults(void);
 
 /**
  * The default I/O backend, by value: the filesystem (the same as `BLOSC2_IO_DEFAULTS`).
  */
-BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
+BLOSC_EXPORT blosc2_io blosc2_get_blosc2_io_defaults(void);
 
 /**
  * Memory-mapped I/O defaults: read-only, 1 GiB initial mapping, nothing mapped or opened yet.
@@ -793,7 +793,7 @@ BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
  * `blosc2_free_ctx`, or NULL when the parameters are invalid (bad clevel, typesize, codec or
  * filter) or memory runs out.
  */
-BLOSC_EXPORT struct blosc2_context_s *blosc2_create_cctx(struct blosc2_cparams cparams);
+BLOSC_EXPORT struct blosc2_context_s *blosc2_create_cctx(blosc2_cparams cparams);
 
 /**
  * Creates a decompression context from `dparams` (copied; start from
@@ -801,7 +801,7 @@ BLOSC_EXPORT struct blosc2_context_s *blosc2_create_cctx(struct blosc2_cparams c
  * context, which the caller releases with `blosc2_free_ctx`, or NULL on invalid parameters or
  * when memory runs out.
  */
-BLOSC_EXPORT struct blosc2_context_s *blosc2_create_dctx(struct blosc2_dparams dparams);
+BLOSC_EXPORT struct blosc2_context_s *blosc2_create_dctx(blosc2_dparams dparams);
 
 /**
  * Releases a context made by `blosc2_create_cctx` or `blosc2_create_dctx`, with its threads and
@@ -817,7 +817,7 @@ BLOSC_EXPORT void blosc2_free_ctx(struct blosc2_context_s *context);
  */
 BLOSC_EXPORT
 int blosc2_ctx_get_cparams(struct blosc2_context_s *ctx,
-                           struct blosc2_cparams *cparams);
+                           blosc2_cparams *cparams);
 
 /**
  * Copies the decompression parameters of context `ctx` into `*dparams`. Returns 0, or
@@ -825,7 +825,7 @@ int blosc2_ctx_get_cparams(struct blosc2_context_s *ctx,
  */
 BLOSC_EXPORT
 int blosc2_ctx_get_dparams(struct blosc2_context_s *ctx,
-                           struct blosc2_dparams *dparams);
+                           blosc2_dparams *dparams);
 
 /**
  * Sets, for the next decompression with the decompression context `ctx` only, which blocks to
@@ -1034,7 +1034,7 @@ BLOSC_EXPORT const char *blosc2_cbuffer_complib(const void *cbuffer);
  * BLOSC2_ERROR_INVALID_PARAM, BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED, BLOSC2_ERROR_CODEC_PARAM).
  */
 BLOSC_EXPORT
-int blosc2_chunk_zeros(struct blosc2_cparams cparams,
+int blosc2_chunk_zeros(blosc2_cparams cparams,
                        int32_t nbytes,
                        void *dest,
                        int32_t destsize);
@@ -1044,7 +1044,7 @@ int blosc2_chunk_zeros(struct blosc2_cparams cparams,
  * float64: `cparams.typesize` must be 4 or 8). Returns the chunk size or a negative code.
  */
 BLOSC_EXPORT
-int blosc2_chunk_nans(struct blosc2_cparams cparams,
+int blosc2_chunk_nans(blosc2_cparams cparams,
                       int32_t nbytes,
                       void *dest,
                       int32_t destsize);
@@ -1055,7 +1055,7 @@ int blosc2_chunk_nans(struct blosc2_cparams cparams,
  * by that value. Returns the chunk size or a negative code.
  */
 BLOSC_EXPORT
-int blosc2_chunk_repeatval(struct blosc2_cparams cparams,
+int blosc2_chunk_repeatval(blosc2_cparams cparams,
                            int32_t nbytes,
                            void *dest,
                            int32_t destsize,
@@ -1067,7 +1067,7 @@ int blosc2_chunk_repeatval(struct blosc2_cparams cparams,
  * code.
  */
 BLOSC_EXPORT
-int blosc2_chunk_uninit(struct blosc2_cparams cparams,
+int blosc2_chunk_uninit(blosc2_cparams cparams,
                         int32_t nbytes,
                         void *dest,
                         int32_t destsize);
@@ -1134,7 +1134,7 @@ int blosc2_vldecompress_block_ctx(struct blosc2_context_s *context,
  * NULL, BLOSC2_ERROR_CODEC_PARAM for a reserved code or one taken by another codec,
  * BLOSC2_ERROR_CODEC_SUPPORT when the registry is full).
  */
-BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
+BLOSC_EXPORT int blosc2_register_codec(blosc2_codec *codec);
 
 /**
  * Registers a user filter: its `id` (from `BLOSC2_USER_REGISTERED_FILTERS_START`), name, version
@@ -1144,7 +1144,7 @@ BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
  * NULL, BLOSC2_ERROR_FAILURE for a reserved id or one taken by another filter,
  * BLOSC2_ERROR_CODEC_SUPPORT when the registry is full).
  */
-BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
+BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
 
 /**
  * Creates an empty super-chunk stored as `storage` says (NULL: in memory with default
@@ -1153,7 +1153,7 @@ BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
  * must outlive the super-chunk. Returns the super-chunk, which the caller releases with
  * `blosc2_schunk_free`, or NULL on invalid parameters or when the file cannot be created.
  */
-BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(blosc2_storage *storage);
 
 /**
  * Copies `schunk` (chunks, metalayers and vlmetalayers) into a new super-chunk stored as
@@ -1163,7 +1163,7 @@ BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *stor
  */
 BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
-                                         struct blosc2_storage *storage);
+                                         blosc2_storage *storage);
 
 /**
  * Releases `schunk`: its chunks, metalayers, contexts and frame (a file-backed frame stays on
@@ -1312,7 +1312,7 @@ int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
  */
 BLOSC_EXPORT
 int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk,
-                              struct blosc2_cparams **cparams);
+                              blosc2_cparams **cparams);
 
 /**
  * Gives the decompression parameters of `schunk` in a new `blosc2_dparams` allocated with
@@ -1321,7 +1321,7 @@ int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk,
  */
 BLOSC_EXPORT
 int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk,
-                              struct blosc2_dparams **dparams);
+                              blosc2_dparams **dparams);
 
 /**
  * Reorders the chunks of `schunk` without recompressing them: `offsets_order` holds `nchunks`
@@ -1470,7 +1470,7 @@ BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath
  */
 BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
-                                              const struct blosc2_io *udio);
+                                              const blosc2_io *udio);
 
 /**
  * As `blosc2_schunk_open_offset`, through the I/O backend `udio` (NULL: the filesystem; its
@@ -1480,7 +1480,7 @@ struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
 BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
                                                      int64_t offset,
-                                                     const struct blosc2_io *udio);
+                                                     const blosc2_io *udio);
 
 /**
  * The offsets of the chunks of a frame-backed `schunk` in its frame (one per chunk, in chunk
@@ -1542,7 +1542,7 @@ int blosc2_vlmeta_add(struct blosc2_schunk *schunk,
                       const char *name,
                       uint8_t *content,
                       int32_t content_len,
-                      struct blosc2_cparams *cparams);
+                      blosc2_cparams *cparams);
 
 /**
  * Replaces the content of the existing variable-length metalayer `name` with the `content_len`
@@ -1555,7 +1555,7 @@ int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
                          const char *name,
                          uint8_t *content,
                          int32_t content_len,
-                         struct blosc2_cparams *cparams);
+                         blosc2_cparams *cparams);
 
 /**
  * Decompresses the variable-length metalayer `name` of `schunk` into a new buffer: `*content`
@@ -1599,14 +1599,14 @@ BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **na
  * 0, BLOSC2_ERROR_INVALID_PARAM for a NULL `io`, or BLOSC2_ERROR_FAILURE for a reserved id or a
  * full registry.
  */
-BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
+BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
 
 /**
  * The registered I/O backend with identifier `id` (the built-in filesystem and memory-mapped
  * ones included), or NULL when none has that id. The returned struct belongs to the library and
  * stays valid for the life of the process; do not free it.
  */
-BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+BLOSC_EXPORT blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
 
 /**
  * Registers a user tuner, which compression contexts then run when their `tuner_id` names it.
@@ -1616,7 +1616,7 @@ BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
  * reserved id or an id already taken by another name, BLOSC2_ERROR_CODEC_SUPPORT when the
  * registry is full.
  */
-BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
+BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);
 
 #ifdef __cplusplus
 }  // extern "C"
@@ -1652,9 +1652,6 @@ BLOSC_EXPORT int32_t blosc2_bitshuffle(const int32_t typesize, const int32_t blo
  * BLOSC2_ERROR_NULL_POINTER for a NULL buffer.
  */
 BLOSC_EXPORT int32_t blosc2_bitunshuffle(const int32_t typesize, const int32_t blocksize, const void *src, void *dest);
-#ifdef __cplusplus
-}
-#endif
 
 /* Default values for the parameter structs (also returned by blosc2_get_blosc2_*_defaults). */
 static const blosc2_io BLOSC2_IO_DEFAULTS = {BLOSC2_IO_FILESYSTEM, "filesystem", NULL};
@@ -1739,5 +1736,10 @@ static inline void swap_store(void *dest, const void *pa, int size) {
     dst[i] = little_endian ? src[size - 1 - i] : src[i];
   }
 }
+
+/* The defaults and helpers above are inside the extern "C" block too, as in c-blosc2. */
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* BLOSC_BLOSC2_H */

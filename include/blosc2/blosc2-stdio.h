@@ -18,15 +18,15 @@
 #endif
 
 
-typedef struct blosc2_stdio_file {
+typedef struct {
   FILE *file;
 } blosc2_stdio_file;
 
-typedef struct blosc2_stdio_params {
+typedef struct {
   bool locking;
 } blosc2_stdio_params;
 
-typedef struct blosc2_stdio_mmap {
+typedef struct {
   const char *mode;
   size_t initial_mapping_size;
   bool needs_free;
@@ -170,6 +170,10 @@ BLOSC_EXPORT int blosc2_stdio_mmap_destroy(void *params);
 }  // extern "C"
 #endif  // __cplusplus
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Default filesystem I/O parameters (no locking). */
 static const blosc2_stdio_params BLOSC2_STDIO_PARAMS_DEFAULTS = {false};
 
@@ -180,5 +184,9 @@ static const blosc2_stdio_mmap BLOSC2_STDIO_MMAP_DEFAULTS = {
   , INVALID_HANDLE_VALUE
 #endif
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* BLOSC_BLOSC2_BLOSC2_STDIO_H */

@@ -16,7 +16,7 @@ enum {
 
 
 
-typedef struct codec_info {
+typedef struct {
   char *encoder;
   char *decoder;
 } codec_info;

@@ -12,7 +12,7 @@ enum {
 
 
 
-typedef struct filter_info {
+typedef struct {
   char *forward;
   char *backward;
 } filter_info;

@@ -8,7 +8,7 @@ enum {
 
 
 
-typedef struct tuner_info {
+typedef struct {
   char *init;
   char *next_blocksize;
   char *next_cparams;
