@@ -266,6 +266,56 @@ def write_blosc1_header(ref_inc, work, lang):
     return len(enums), len(gone_macros)
 
 
+# ------------------------------------------------------------------ other conditional regions
+# The headers' other branches are compared on their macros only (C): the platform branches, read
+# here with empty stand-ins for the platform headers they include (found after the system's own,
+# so glibc's malloc.h still wins), and the options a build or a program may define.
+STAND_INS = ["windows.h", "process.h", "mach/clock.h", "mach/mach.h"]
+NOT_LINUX = ["-U__linux__", "-U__linux", "-Ulinux", "-U__gnu_linux__"]
+NOT_UNIX = NOT_LINUX + ["-U__unix__", "-U__unix", "-Uunix"]
+MACRO_CONFIGS = {
+    "Windows": ["-D_WIN32"],
+    "MinGW": ["-D_WIN32", "-D__MINGW32__"],
+    "MSVC": ["-D_WIN32", "-D_MSC_VER=1930", "-U__GNUC__", "-U__clang__"],
+    "MSVC shared": ["-D_WIN32", "-D_MSC_VER=1930", "-U__GNUC__", "-U__clang__",
+                    "-DBLOSC_SHARED_LIBRARY"],
+    "Cygwin shared": ["-D__CYGWIN__", "-DBLOSC_SHARED_LIBRARY"],
+    "macOS": NOT_UNIX + ["-D__APPLE__", "-D__MACH__"],
+    "other Unix": NOT_LINUX,
+    "BLOSC_SHARED_LIBRARY": ["-DBLOSC_SHARED_LIBRARY"],
+    "BLOSC_TESTING": ["-DBLOSC_TESTING"],
+    "BLOSC_STRICT_ALIGN": ["-DBLOSC_STRICT_ALIGN"],
+    "AVX2": ["-D__AVX2__"],
+    "AVX512": ["-D__AVX512F__", "-D__AVX512BW__"],
+    "no SSE2": ["-U__SSE2__"],
+    "not GNU C": ["-U__GNUC__", "-U__clang__"],
+    "no known platform": NOT_UNIX,
+}
+
+
+def audit_other_regions(ref_inc, our_inc, work):
+    stand_ins = os.path.join(work, "stand-ins")
+    for h in STAND_INS:
+        os.makedirs(os.path.dirname(os.path.join(stand_ins, h)), exist_ok=True)
+        open(os.path.join(stand_ins, h), "w").close()
+    for label, defines in MACRO_CONFIGS.items():
+        got = {}
+        for side, inc in (("ref", ref_inc), ("ours", our_inc)):
+            d = os.path.join(work, f"{side}-other")
+            os.makedirs(d, exist_ok=True)
+            try:
+                got[side] = macros(inc, d, "c", ["-idirafter", stand_ins, *defines])
+            except RuntimeError as e:
+                got[side] = "fails: " + str(e).splitlines()[-1][:200]
+        if isinstance(got["ref"], dict) and isinstance(got["ours"], dict):
+            compare_macros(got["ref"], got["ours"], f"C {label} ({' '.join(defines)})")
+        else:
+            check(isinstance(got["ref"], str) and isinstance(got["ours"], str),
+                  f"C {label}: the preprocessor fails on both or on neither",
+                  [f"reference: {'ok' if isinstance(got['ref'], dict) else got['ref']}",
+                   f"ours: {'ok' if isinstance(got['ours'], dict) else got['ours']}"])
+
+
 # ------------------------------------------------------------------------------- version text
 def version_lines(inc):
     """PyTables' reading of blosc2.h: {MAJOR|MINOR|RELEASE: number} from the lines holding the
@@ -347,6 +397,7 @@ def main():
                   f"{config}: compiles with -Wall -Wextra -Werror (reference: "
                   f"{'yes' if ref_ok else 'no'}, ours: {'yes' if ours_ok else 'no'})",
                   (sides["ours"][3][1] + sides["ref"][3][1]).splitlines())
+        audit_other_regions(ref_inc, our_inc, work)
     print(f"header_audit: {checks} checks, {failures} failures")
     return 1 if failures else 0
 

@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <time.h>
 
 /* Programs written for c-blosc 1.x define BLOSC1_COMPAT to keep the old names. */
 #ifdef BLOSC1_COMPAT
@@ -103,6 +102,22 @@
 #  define BLOSC_LZ4_LIBNAME "LZ4"
 #  define BLOSC_ZLIB_LIBNAME "Zlib"
 #  define BLOSC_ZSTD_LIBNAME "Zstd"
+#endif
+
+/* What blosc_timestamp_t needs, from the headers c-blosc2 includes for it on each platform
+   (programs may rely on them being included). */
+#if defined(_WIN32)
+#  include <windows.h>
+#elif defined(__MACH__) && defined(__APPLE__)
+#  include <mach/clock.h>
+#  include <mach/mach.h>
+#  include <time.h>
+#elif defined(__unix__) && defined(__linux__)
+#  include <time.h>
+#elif defined(__unix__)
+#  include <sys/time.h>
+#else
+#  error "blosc2.h: blosc_timestamp_t is defined for Windows, macOS and Unix systems only"
 #endif
 
 #if defined(_WIN32)
