@@ -23,6 +23,11 @@ BLOSC1_COMPAT (the c-blosc 1.x aliases). In each of these 8 configurations:
                 common with blosc2.h (the enumerators and macros the reference leaves out under
                 BLOSC_H, with their values) and defines BLOSC_H, as PyTables includes them
 
+The headers' other conditional regions are compared on their macros (C): the Windows, MinGW,
+MSVC, Cygwin, macOS, other-Unix and no-known-platform branches (with empty stand-ins for the
+platform headers they include) and the options BLOSC_SHARED_LIBRARY, BLOSC_TESTING,
+BLOSC_STRICT_ALIGN, AVX2, AVX512, no SSE2, not GNU C.
+
 And once: the version lines that build scripts read as text. PyTables' setup.py takes the
 number after `#define BLOSC2_VERSION_MAJOR|MINOR|RELEASE` on the line that also holds "major",
 "minor" or "tweaks" respectively; each of the three defines must be a single line holding its
@@ -365,6 +370,7 @@ def main():
                           if f.endswith(".h")))
     audit_version_text(ref_inc, our_inc)
     with tempfile.TemporaryDirectory(prefix="header_audit.") as work:
+        blosc1 = {}  # lang: the directory of the generated blosc.h
         for lang, blosc_h, compat in itertools.product(("c", "c++"), (False, True), (False, True)):
             defines = ["-DBLOSC1_COMPAT"] if compat else []
             config = " ".join([lang.upper()] + (["blosc.h first"] if blosc_h else []) + defines)
@@ -377,10 +383,14 @@ def main():
                     # A program that includes c-blosc 1.x's blosc.h first (it defines BLOSC_H),
                     # as PyTables does. (BLOSC_H alone does not do: the reference's *_DEFAULTS
                     # use the names that blosc.h would have declared.)
-                    n_enum, n_macro = write_blosc1_header(ref_inc, d, lang)
-                    check(n_enum > 0 and n_macro > 0,
-                          f"{config}: the generated blosc.h ({side}) holds {n_enum} enumerators "
-                          f"and {n_macro} macros")
+                    if lang not in blosc1:
+                        blosc1[lang] = os.path.join(work, f"blosc1-{lang}")
+                        os.makedirs(blosc1[lang])
+                        n_enum, n_macro = write_blosc1_header(ref_inc, blosc1[lang], lang)
+                        check(n_enum > 0 and n_macro > 0,
+                              f"{lang.upper()}: the generated blosc.h holds {n_enum} enumerators "
+                              f"and {n_macro} macros")
+                    shutil.copy(os.path.join(blosc1[lang], "blosc.h"), d)
                     prelude = BLOSC1_INCLUDE
                 try:
                     sides[side] = (d, macros(inc, d, lang, defines, prelude),
