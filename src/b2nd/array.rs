@@ -363,17 +363,18 @@ pub(super) fn nchunks_of(g: &Geometry) -> i64 {
     }
 }
 
-/// Whether chunks compressed with `a` can be stored as they are where `b` compresses.
+/// Whether chunks compressed with `a` are stored as they are where `b` compresses: the
+/// parameters `blosc2_schunk_copy` compares (not the split mode nor the codec's meta), and no
+/// prefilter on the source (c-blosc2 then recompresses).
 pub(super) fn same_chunk_format(a: &CParams, b: &CParams) -> bool {
     a.typesize == b.typesize
         && a.compcode == b.compcode
-        && a.compcode_meta == b.compcode_meta
         && a.clevel == b.clevel
         && a.filters == b.filters
         && a.filters_meta == b.filters_meta
         && a.blocksize == b.blocksize
-        && a.splitmode == b.splitmode
         && a.use_dict == b.use_dict
+        && a.prefilter.is_none()
 }
 
 /// The grid coordinates of linear position `n` (C order).

@@ -246,11 +246,11 @@ impl<S: ChunkStore> Array<S> {
         if other.geom.nitems == 0 {
             return Ok(());
         }
-        // Chunks that line up with ours and share our compression can be copied as they are.
+        // Chunks that line up with ours are copied as they are, whatever their compression
+        // (a chunk says how to read it; same typesize, checked above), as c-blosc2 does.
         let aligned = self.geom.chunkshape == other.geom.chunkshape
             && self.geom.blockshape == other.geom.blockshape
-            && old_shape[axis] % self.geom.chunkshape[axis] == 0
-            && same_chunk_format(self.store.cparams(), other.store.cparams());
+            && old_shape[axis] % self.geom.chunkshape[axis] == 0;
         let grid = self.geom.chunks_per_dim();
         let other_grid = other.geom.chunks_per_dim();
         let chunk_offset = if aligned {
@@ -325,7 +325,9 @@ impl<S: ChunkStore> Array<S> {
             self.geom.nchunks()
         };
         if same_layout {
-            let raw = same_chunk_format(self.store.cparams(), out.store.cparams());
+            // A postfilter on the source makes c-blosc2 decompress (running it) and recompress.
+            let raw = same_chunk_format(self.store.cparams(), out.store.cparams())
+                && self.store.dparams().postfilter.is_none();
             let mut data = Scratch::chunk_data();
             for n in 0..nchunks {
                 let chunk = if raw {
