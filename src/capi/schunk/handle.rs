@@ -594,6 +594,21 @@ pub(crate) unsafe fn sync_mirror(p: *mut blosc2_schunk) {
     }
 }
 
+/// `cparams` with c-blosc2's `blosc2_schunk_new` rule for its btune plugin tuner (id 32):
+/// BTUNE_TRADEOFF set names it, and it takes no dictionary. None when neither applies.
+fn btune_from_env(cparams: &blosc2_cparams, schunk: *mut blosc2_schunk) -> Option<blosc2_cparams> {
+    const BTUNE: libc::c_int = 32;
+    let named = std::env::var_os("BTUNE_TRADEOFF").is_some();
+    if !named && cparams.tuner_id != BTUNE {
+        return None;
+    }
+    let mut c = *cparams;
+    c.tuner_id = BTUNE;
+    c.use_dict = 0;
+    c.schunk = schunk.cast();
+    Some(c)
+}
+
 /// The core storage for a `blosc2_storage *` (NULL means BLOSC2_STORAGE_DEFAULTS; NULL
 /// cparams/dparams/io mean their defaults). A urlpath ending in '/' names the same directory
 /// without it, as c-blosc2 strips it.
@@ -624,6 +639,9 @@ pub(super) unsafe fn storage_from_c_for(
             storage.cparams.nthreads = n;
             storage.dparams.nthreads = n;
         }
+        if let Some(btune) = btune_from_env(&cparams_to_c(&storage.cparams), schunk) {
+            storage.cparams = cparams_from_c(&btune);
+        }
         return Ok((storage, io));
     };
     // SAFETY: each pointer is NULL or valid per the contract.
@@ -641,6 +659,9 @@ pub(super) unsafe fn storage_from_c_for(
     if let Some(n) = env_nthreads() {
         cparams.nthreads = n;
         dparams.nthreads = n;
+    }
+    if let Some(btune) = btune_from_env(&cparams, schunk) {
+        cparams = btune;
     }
     let io = io.copied().unwrap_or_else(default_io);
     let urlpath = if c.urlpath.is_null() {
