@@ -798,6 +798,8 @@ impl Context {
     /// `h` is NULL or a live handle from [`Context::into_handle`], not used afterwards.
     pub unsafe fn free_handle(h: *mut blosc2_context_s) {
         if !h.is_null() {
+            // A tuner plugin's block for this context goes with it.
+            crate::capi::tuner::forget_context(h);
             // SAFETY: per the contract, h came from Box::into_raw in into_handle.
             drop(unsafe { Box::from_raw(h.cast::<Context>()) });
         }

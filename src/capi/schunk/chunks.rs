@@ -311,6 +311,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
         let mut c = h.cparams;
         c.schunk = schunk.cast();
         c.blocksize = h.schunk.blocksize();
+        c.nthreads = h.context_nthreads(h.mirror.cctx);
         // SAFETY: a fresh allocation for one blosc2_cparams, written whole; the caller frees.
         unsafe {
             let p = libc::calloc(1, std::mem::size_of::<blosc2_cparams>()).cast::<blosc2_cparams>();
@@ -340,6 +341,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
         }
         let mut d = h.dparams;
         d.schunk = schunk.cast();
+        d.nthreads = h.context_nthreads(h.mirror.dctx);
         // SAFETY: as in get_cparams.
         unsafe {
             let p = libc::calloc(1, std::mem::size_of::<blosc2_dparams>()).cast::<blosc2_dparams>();
