@@ -183,12 +183,17 @@ impl SchunkHandle {
         self.cparams.schunk = at.cast();
         self.dparams = dparams_to_c(self.schunk.dparams());
         self.dparams.schunk = at.cast();
-        // A super-chunk opened from a frame has parameters without the back-pointer to this
-        // handle: user codecs and filters get it as c-blosc2 gives them the super-chunk.
-        self.schunk.adopt_owner(
-            cparams_from_c(&self.cparams).owner,
-            dparams_from_c(&self.dparams).owner,
-        )?;
+        // As c-blosc2 points a super-chunk's parameters at it whenever it makes its contexts:
+        // parameters without the back-pointer to this handle (a super-chunk opened from a
+        // frame, an array made from a b2nd context whose cparams carry codec, filter or tuner
+        // params) or with another's (a copy's source) are bound to this one, so that user
+        // codecs, filters, tuners and pre/postfilters get it.
+        if !params::bound_to(self.schunk.cparams(), self.schunk.dparams(), at.cast()) {
+            self.schunk.adopt_owner(
+                &cparams_from_c(&self.cparams),
+                &dparams_from_c(&self.dparams),
+            )?;
+        }
         self.urlpath = self
             .schunk
             .storage()
