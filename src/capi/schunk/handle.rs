@@ -217,6 +217,9 @@ impl SchunkHandle {
         }
         self.mirror.cctx = ptr::null_mut();
         self.mirror.dctx = ptr::null_mut();
+        // The public fields first: c-blosc2's contexts are made for a super-chunk whose fields
+        // are set, which a tuner's `init` may read through its context's `schunk`.
+        self.sync();
         // As c-blosc2's blosc2_create_cctx for the super-chunk: a tuner the parameters name is
         // initialised with the new context, and the super-chunk fails to exist if it refuses.
         // The super-chunk's typesize, which BYTEDELTA with meta 0 takes (as in c-blosc2).
