@@ -242,17 +242,23 @@ impl<S: ChunkStore> Array<S> {
     /// An array holding `buffer`, a C-order buffer of the params' shape.
     pub fn from_cbuffer(params: &Params<S::Options>, buffer: &[u8]) -> Result<Self> {
         let mut a = Self::empty(params)?;
-        if (buffer.len() as u64) < a.geom.nitems as u64 * a.geom.typesize as u64 {
+        a.set_cbuffer(buffer)?;
+        Ok(a)
+    }
+
+    /// Writes the whole array from `buffer`, a C-order buffer of its shape (the second half of
+    /// [`Array::from_cbuffer`], as c-blosc2's `b2nd_from_cbuffer` writes into an empty array).
+    pub fn set_cbuffer(&mut self, buffer: &[u8]) -> Result<()> {
+        if (buffer.len() as u64) < self.geom.nitems as u64 * self.geom.typesize as u64 {
             return Err(Error::InvalidParam);
         }
-        if a.geom.nitems == 0 {
-            return Ok(a);
+        if self.geom.nitems == 0 {
+            return Ok(());
         }
-        let start = vec![0; a.ndim()];
-        let shape = a.geom.shape.clone();
+        let start = vec![0; self.ndim()];
+        let shape = self.geom.shape.clone();
         let _released = super::scratch::CompressedReleased::all();
-        a.set_slice_cbuffer(buffer, &shape, &start, &shape)?;
-        Ok(a)
+        self.set_slice_cbuffer(buffer, &shape, &start, &shape)
     }
 
     /// The whole array as a C-order buffer.

@@ -265,6 +265,25 @@ pub(crate) fn compress(
             );
         }
     }
+    // User codecs and filters get the parameters of this chunk, as c-blosc2 hands them its
+    // context's: the typesize the chunk records and the block size chosen, not an automatic 0.
+    let chunk_params;
+    let params = if (params.typesize != typesize || params.blocksize != layout)
+        && (!codecs::is_builtin(params.compcode)
+            || params
+                .filters
+                .iter()
+                .any(|&f| f > pipeline::DEFINED_FILTERS_STOP))
+    {
+        chunk_params = CParams {
+            typesize,
+            blocksize: layout,
+            ..params.clone()
+        };
+        &chunk_params
+    } else {
+        params
+    };
     let bs = layout.max(1) as usize;
     let nblocks = src.len().div_ceil(bs);
     let leftover = src.len() % bs;

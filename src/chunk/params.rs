@@ -51,8 +51,17 @@ pub trait UserCodec: Send + Sync {
     /// whole buffer being compressed (what c-blosc2 passes as the encoder's `chunk`).
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, source: &[u8]) -> i32;
     /// Returns the decompressed size, negative on error. `chunk` is the whole chunk being
-    /// decompressed (the decoder's `chunk` in c-blosc2).
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, chunk: &[u8]) -> i32;
+    /// decompressed (the decoder's `chunk` in c-blosc2); `typesize` its item size (its
+    /// header's), which c-blosc2 reports in the decoder's dparams rather than the caller's.
+    fn decode(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &DParams,
+        chunk: &[u8],
+        typesize: i32,
+    ) -> i32;
 }
 
 /// A user-registered filter, as the core sees it.

@@ -188,12 +188,17 @@ impl SchunkHandle {
         self.cparams.schunk = at.cast();
         self.dparams = dparams_to_c(self.schunk.dparams());
         self.dparams.schunk = at.cast();
-        // A super-chunk opened from a frame has parameters without the back-pointer to this
-        // handle: user codecs and filters get it as c-blosc2 gives them the super-chunk.
-        self.schunk.adopt_owner(
-            cparams_from_c(&self.cparams).owner,
-            dparams_from_c(&self.dparams).owner,
-        )?;
+        // As c-blosc2 points a super-chunk's parameters at it whenever it makes its contexts:
+        // parameters without the back-pointer to this handle (a super-chunk opened from a
+        // frame, an array made from a b2nd context whose cparams carry codec, filter or tuner
+        // params) or with another's (a copy's source) are bound to this one, so that user
+        // codecs, filters, tuners and pre/postfilters get it.
+        if !params::bound_to(self.schunk.cparams(), self.schunk.dparams(), at.cast()) {
+            self.schunk.adopt_owner(
+                &cparams_from_c(&self.cparams),
+                &dparams_from_c(&self.dparams),
+            )?;
+        }
         self.urlpath = self
             .schunk
             .storage()
@@ -217,6 +222,9 @@ impl SchunkHandle {
         }
         self.mirror.cctx = ptr::null_mut();
         self.mirror.dctx = ptr::null_mut();
+        // The public fields first: c-blosc2's contexts are made for a super-chunk whose fields
+        // are set, which a tuner's `init` may read through its context's `schunk`.
+        self.sync();
         // As c-blosc2's blosc2_create_cctx for the super-chunk: a tuner the parameters name is
         // initialised with the new context, and the super-chunk fails to exist if it refuses.
         // The super-chunk's typesize, which BYTEDELTA with meta 0 takes (as in c-blosc2).
