@@ -166,6 +166,8 @@ impl<S: ChunkStore> Array<S> {
             &params.blockshape,
             typesize,
         )?;
+        // Its chunks must be ones a Blosc chunk can hold (c-blosc2's code when not).
+        geom.chunk_buffer_len(Error::MaxBufsizeExceeded)?;
         // As b2nd_create_ctx does: one block is exactly one blockshape.
         cparams.blocksize = (geom.blocknitems * typesize as i64) as i32;
         let mut store = S::create(cparams, params.dparams.clone(), &params.options)?;
@@ -301,6 +303,8 @@ impl<S: ChunkStore> Array<S> {
         if (buffer_len as u64) < n as u64 {
             return Err(Error::InvalidParam);
         }
+        // An array opened with chunks larger than a Blosc chunk cannot be read or written.
+        self.geom.chunk_buffer_len(Error::InvalidParam)?;
         Ok(())
     }
 
@@ -350,7 +354,7 @@ impl<S: ChunkStore> Array<S> {
         data: &mut Vec<u8>,
     ) -> Result<()> {
         // Only growth is zeroed: the bytes kept are overwritten or, when masked out, unread.
-        let n = self.geom.chunk_nbytes();
+        let n = self.geom.chunk_buffer_len(Error::InvalidParam)?;
         data.resize(n, 0);
         // A chunk of another size than the array's chunks is corrupt.
         if self.store.decompress_chunk(nchunk, data, maskout)? != n {
@@ -410,13 +414,12 @@ pub fn store_layout<S: ChunkStore>(store: &S) -> Result<(Meta, Geometry)> {
         .ok_or(Error::MetalayerNotFound)?;
     let (m, _) = meta::deserialize(&smeta)?;
     let geom = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape, store.typesize())?;
+    // A store with fewer chunks than the metalayer describes is taken, as c-blosc2 takes it
+    // (reading a missing chunk fails then). A metalayer that does not describe the chunks
+    // (checked on the first one) is corrupt; catching it here avoids allocating chunk buffers
+    // of a size nothing in the store has.
     let nchunks = if geom.ndim() == 0 { 1 } else { geom.nchunks() };
-    if store.nchunks() < nchunks {
-        return Err(Error::Data);
-    }
-    // A metalayer that does not describe the chunks (checked on the first one) is corrupt;
-    // catching it here avoids allocating chunk buffers of a size nothing in the store has.
-    if nchunks > 0 {
+    if nchunks > 0 && store.nchunks() > 0 {
         let nbytes = store.chunk_nbytes(0)?;
         if nbytes as i64 != geom.chunk_nbytes() as i64 {
             return Err(Error::Data);
