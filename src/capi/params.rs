@@ -136,6 +136,9 @@ struct CPrefilter {
     func: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int,
     /// The caller's params (user_data is what the callback needs from it).
     user_data: *mut c_void,
+    /// The params' `output_is_disposable` when the context was made (c-blosc2 reads its copy
+    /// of them; what a prefilter writes in the params it is called with is not read back).
+    disposable: bool,
     schunk: *mut c_void,
     handle: HandleCell,
 }
@@ -162,12 +165,16 @@ impl BlockCallback for CPrefilter {
                 ttmp: ttmp.as_mut_ptr(),
                 ttmp_nbytes: ttmp.len(),
                 ctx: context_of(&self.handle, self.schunk, |s| s.cctx),
-                output_is_disposable: false,
+                output_is_disposable: self.disposable,
             };
             // SAFETY: `func` is the caller's prefilter; input, output and ttmp are valid for
             // the sizes given.
             unsafe { (self.func)(&mut p) }
         })
+    }
+
+    fn output_is_disposable(&self) -> bool {
+        self.disposable
     }
 }
 
@@ -461,15 +468,17 @@ type UserFilters = Vec<(u8, Arc<dyn UserFilter>)>;
 fn cparams_from_c_with(c: &blosc2_cparams, handle: Option<&HandleCell>) -> CParams {
     let (user_codec, user_filters) = registered_for(c.compcode, &c.filters);
     let prefilter = c.prefilter.map(|func| {
-        let user_data = if c.preparams.is_null() {
-            ptr::null_mut()
+        let (user_data, disposable) = if c.preparams.is_null() {
+            (ptr::null_mut(), false)
         } else {
             // SAFETY: a non-NULL preparams points to the caller's prefilter params.
-            unsafe { (*c.preparams).user_data }
+            let p = unsafe { &*c.preparams };
+            (p.user_data, p.output_is_disposable)
         };
         Arc::new(CPrefilter {
             func,
             user_data,
+            disposable,
             schunk: c.schunk,
             handle: handle.cloned().unwrap_or_default(),
         }) as Arc<dyn BlockCallback>

@@ -140,6 +140,16 @@ pub trait BlockCallback: Send + Sync {
     /// chunk; `nblock` its index; `tid` the worker id; `typesize` the chunk's item size.
     /// Non-zero return = failure.
     fn call(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> i32;
+
+    /// For a prefilter: whether what it writes is thrown away (c-blosc2's
+    /// `output_is_disposable`, e.g. python-blosc2's reductions, which accumulate in their own
+    /// memory). Its output is then not zeroed before the call, a non-zero return is no failure
+    /// (and the filters are skipped for that block), and no codec runs: each stream of a
+    /// regular block is stored as a zero run, so the chunk becomes a zeros chunk. Postfilters
+    /// ignore it.
+    fn output_is_disposable(&self) -> bool {
+        false
+    }
 }
 
 /// Where the block a `BlockCallback` handles sits.
