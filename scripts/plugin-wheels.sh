@@ -11,11 +11,13 @@
 #      (both of its backends) over uint8/uint16 2-D and stacked 3-D images, lossless and lossy;
 #   2. cross reads: the files ours wrote read by the reference and the reverse, compared with
 #      the data the writer kept; and whether both sides' chunks are byte-identical (a note);
-#   3. btune: a super-chunk written with cparams tuner=BTUNE must round-trip, cross-read, and
-#      show chunks the tuner changed (codec, filters or blocksize other than the untuned ones);
+#   3. btune: an array written with cparams tuner=BTUNE must round-trip, cross-read, print the
+#      same BTUNE_TRACE lines as on the reference (numbers masked) and give every chunk the
+#      codec, filters and blocksize the reference gives it;
 #   4. with SUITES_DIR, the plugins' own tests: SUITES_DIR/{openzl,j2k,htj2k}/tests (their
 #      pytest suites) and SUITES_DIR/btune/examples (btune_config.py and lossy.py, run as btune's
-#      CI does), from the plugins' repositories at the tags of the wheels:
+#      CI does; their exit status, their trace and the chunks of btune_config.py's array are
+#      compared), from the plugins' repositories at the tags of the wheels:
 #        git clone -b v0.0.1 https://github.com/Blosc/blosc2-openzl SUITES_DIR/openzl
 #        git clone -b v0.4.0 https://github.com/Blosc/blosc2_j2k SUITES_DIR/j2k
 #        git clone -b v0.4.2 https://github.com/alemirone/blosc2_htj2k SUITES_DIR/htj2k
@@ -214,15 +216,26 @@ fi
 
 # --- btune ---------------------------------------------------------------------------------------
 # Both sides must run the tuner (its BTUNE_TRACE banner), round-trip, read each other's file and
-# choose the same codec, filters and blocksize for every chunk. (With python-blosc2 4.14.1 the
-# reference calls btune's init and next_blocksize only: python-blosc2 sets no cparams.tuner_params,
-# so c-blosc2 never calls its next_cparams/update; the choices are therefore deterministic.)
+# choose the same codec, filters and blocksize for every chunk. (Under python-blosc2 4.14.1 the
+# reference calls only btune's init and next_blocksize, seen under gdb, never its next_cparams or
+# update: the chunks keep the codec and filters asked for, and the choices are deterministic.
+# A plain SChunk with tuner=BTUNE dies of SIGFPE in the reference, hence an NDArray.)
 same_choices() { # WHAT FILE_OURS FILE_REF
   if cmp -s "$2" "$3"; then
     say "btune $1: ours chose as ref for every chunk"
   else
     say "btune $1: the chunk choices differ: ours $(head -c 300 "$2"); ref $(head -c 300 "$3")"
     FAILURES+=("btune $1: choices differ")
+  fi
+}
+same_trace() { # WHAT LOG_OURS LOG_REF: btune's BTUNE_TRACE lines, numbers masked
+  local a b
+  a="$(grep -E '^(Btune|Performance|Behaviour|TRACE|INFO|WARNING|\|)' "$2" | sed 's/[0-9][0-9.e+-]*/N/g' || true)"
+  b="$(grep -E '^(Btune|Performance|Behaviour|TRACE|INFO|WARNING|\|)' "$3" | sed 's/[0-9][0-9.e+-]*/N/g' || true)"
+  if [ "$a" != "$b" ]; then
+    say "btune $1: its trace differs (numbers masked):"
+    diff <(echo "$a") <(echo "$b") | head -n 20 || true
+    FAILURES+=("btune $1: trace differs")
   fi
 }
 if [[ " $ONLY " == *" btune "* ]]; then
@@ -238,6 +251,7 @@ if [[ " $ONLY " == *" btune "* ]]; then
     run_logged "$RESULTS/btune-read-ours-of-ref.log" ours python "$CHECK" btune-read "$RESULTS/btune-ref" ||
       FAILURES+=("ours reading ref's btune file")
     same_choices "array" "$RESULTS/btune-ours/btune-choices.json" "$RESULTS/btune-ref/btune-choices.json"
+    same_trace "array" "$RESULTS/btune-ours.log" "$RESULTS/btune-ref.log"
   fi
 fi
 
@@ -304,6 +318,7 @@ if [ -n "$SUITES_DIR" ] && [[ " $ONLY " == *" suites "* ]]; then
       [ -e "$f" ] && on $side python "$CHECK" choices "$f" "$RESULTS/btune-examples-$side/choices.json" >/dev/null
     done
     for script in btune_config lossy; do
+      same_trace "$script.py" "$RESULTS/btune-$script-ours.log" "$RESULTS/btune-$script-ref.log"
       [ "$(cat "$RESULTS/btune-$script-ours.rc")" = "$(cat "$RESULTS/btune-$script-ref.rc")" ] ||
         FAILURES+=("btune example $script.py: exit $(cat "$RESULTS/btune-$script-ours.rc") on ours, $(cat "$RESULTS/btune-$script-ref.rc") on ref")
       [ "$(grep -c '^Btune version' "$RESULTS/btune-$script-ours.log")" = "$(grep -c '^Btune version' "$RESULTS/btune-$script-ref.log")" ] ||
