@@ -410,6 +410,55 @@ dynamic_plugins_broken() {
   grep -x "broken-info: compress -7, again -7" "$BUILD/out/dynamic_plugins.broken"
 }
 
+# tuner_plugins: tuners registered without functions, loaded by each library from the plugin
+# dynplugins/tuner.c builds (found through LD_LIBRARY_PATH); and c-blosc2's btune entry (id 32)
+# with the blosc2-btune 1.2.1 wheel installed in a venv here (skipped when pip cannot get it).
+build_tuner_plugins() {
+  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
+  local d=$BUILD/tunerplugins
+  mkdir -p "$d" &&
+    $CC $CFLAGS -shared -fPIC -o "$d/libblosc2_rbtest_tuner.so" "$HERE/dynplugins/tuner.c" &&
+    $CC $CFLAGS -shared -fPIC -DBROKEN_INFO -o "$d/libblosc2_rbtest_tuner_broken.so" \
+      "$HERE/dynplugins/tuner.c" &&
+    $CC $CFLAGS -o "$BUILD/bin/tuner_plugins" "$HERE/tuner_plugins.c" -I"$REF/include" \
+      -L"$REF/lib" -l:libblosc2.so.9
+}
+
+# tuner_plugins_run MODE LIBDIR NAME [PATH]: one run, output in $BUILD/out/tuner_plugins.NAME.
+tuner_plugins_run() {
+  local mode=$1 lib=$2 name=$3 path=${4:-$PATH}
+  [ -x "$BUILD/bin/tuner_plugins" ] || { echo "not built"; return 1; }
+  env -u BTUNE_TRADEOFF -u BTUNE_PERF_MODE -u BTUNE_TRACE -u BTUNE_MODELS_DIR \
+    -u BTUNE_USE_INFERENCE PATH="$path" LD_LIBRARY_PATH="$lib:$BUILD/tunerplugins" \
+    timeout 600 "$BUILD/bin/tuner_plugins" "$mode" >"$BUILD/out/tuner_plugins.$name" 2>/dev/null
+  local rc=$?
+  tail -n 1 "$BUILD/out/tuner_plugins.$name"
+  return $rc
+}
+
+tuner_plugins_same() {
+  local a=$BUILD/out/tuner_plugins.$1 b=$BUILD/out/tuner_plugins.$2
+  [ -f "$a" ] && [ -f "$b" ] || { echo "missing outputs"; return 1; }
+  diff -u "$a" "$b" && echo "same output"
+}
+
+# btune with both libraries, through a venv holding blosc2-btune 1.2.1 (its `python` is the one
+# the libraries run to find the plugin's library). Skipped, saying so, when it cannot be had.
+btune_side_by_side() {
+  local v=$BUILD/btune-venv
+  if ! "$v/bin/python" -c 'import blosc2_btune' 2>/dev/null; then
+    { python3 -m venv "$v" && "$v/bin/pip" install -q --no-deps 'blosc2-btune==1.2.1' numpy; } \
+      >"$BUILD/logs/btune-venv.log" 2>&1
+    if ! "$v/bin/python" -c 'import blosc2_btune' 2>/dev/null; then
+      echo "SKIP: blosc2-btune 1.2.1 could not be installed (see btune-venv.log); btune not compared"
+      return 0
+    fi
+  fi
+  tuner_plugins_run btune "${REF:-/nonexistent}/lib" btune-ref "$v/bin:$PATH" &&
+    tuner_plugins_run btune "$LIBDIR" btune-ours "$v/bin:$PATH" &&
+    tuner_plugins_same btune-ref btune-ours
+}
+
 # The example arrays open with the same metadata and data under both libraries.
 b2nd_examples() {
   [ -x "$BUILD/bin/b2nd_interop" ] || { echo "not built"; return 1; }
@@ -537,6 +586,12 @@ run_test dynamic-plugins-ref-reads-ours dynamic_plugins_run read "${REF:-/nonexi
 run_test dynamic-plugins-ours-reads-ref dynamic_plugins_run read "$LIBDIR" read-ours "$BUILD/dynplugins-write-ref"
 run_test dynamic-plugins-same-reads dynamic_plugins_same read-ref read-ours
 run_test dynamic-plugins-broken-info dynamic_plugins_broken
+
+run_test tuner-plugins-build build_tuner_plugins
+run_test tuner-plugins-ref tuner_plugins_run plugins "${REF:-/nonexistent}/lib" plugins-ref
+run_test tuner-plugins-ours tuner_plugins_run plugins "$LIBDIR" plugins-ours
+run_test tuner-plugins-same tuner_plugins_same plugins-ref plugins-ours
+run_test btune-side-by-side btune_side_by_side
 
 if [ "${RBLOSC2_MUTATE:-1}" != 0 ]; then
   run_test mutation-suite env MUTATE_OUT="$BUILD/mutate" "$HERE/mutate.sh" "$PREFIX"

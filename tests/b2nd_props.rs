@@ -765,3 +765,49 @@ fn slices_across_chunks_with_threads() {
         }
     }
 }
+
+/// As c-blosc2: `concatenate` takes the second array's chunks as they are stored whenever they
+/// line up with the result's, however they are compressed, and `copy` into the same chunk and
+/// block shapes takes them as stored unless the codec, level, filters, block size or
+/// dictionary use differ (the split mode and the codec's meta do not count).
+#[test]
+fn aligned_chunks_are_taken_as_stored() {
+    use blosc2::chunk::params::{FORWARD_COMPAT_SPLIT, NEVER_SPLIT};
+    use blosc2::codecs::{LZ4, ZSTD};
+    let data: Vec<u8> = (0..200 * 100u32)
+        .flat_map(|i| (f64::from(i) * 0.25 + f64::from(i % 7)).to_le_bytes())
+        .collect();
+    let params = |compcode, clevel, splitmode| {
+        let cparams = CParams {
+            typesize: 8,
+            compcode,
+            clevel,
+            splitmode,
+            nthreads: 1,
+            ..CParams::default()
+        };
+        Params::<()>::new(cparams, &[200, 100], &[50, 100], &[10, 50])
+    };
+    let chunks = |a: &Array<MemStore>| -> Vec<Vec<u8>> {
+        (0..a.store().nchunks())
+            .map(|n| a.store().chunk(n).unwrap().into_owned())
+            .collect()
+    };
+    let mut a =
+        Array::<MemStore>::from_cbuffer(&params(LZ4, 5, FORWARD_COMPAT_SPLIT), &data).unwrap();
+    let a_chunks = chunks(&a);
+    let b = Array::<MemStore>::from_cbuffer(&params(ZSTD, 3, FORWARD_COMPAT_SPLIT), &data).unwrap();
+    let b_chunks = chunks(&b);
+    assert_ne!(a_chunks, b_chunks);
+    a.concatenate(&b, 0).unwrap();
+    assert_eq!(chunks(&a), [a_chunks, b_chunks.clone()].concat());
+    assert_eq!(a.to_vec().unwrap(), [data.clone(), data.clone()].concat());
+
+    let c = b.copy::<MemStore>(&params(ZSTD, 3, NEVER_SPLIT)).unwrap();
+    assert_eq!(chunks(&c), b_chunks);
+    let d = b
+        .copy::<MemStore>(&params(ZSTD, 5, FORWARD_COMPAT_SPLIT))
+        .unwrap();
+    assert_ne!(chunks(&d), b_chunks);
+    assert_eq!(d.to_vec().unwrap(), data);
+}

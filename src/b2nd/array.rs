@@ -166,6 +166,8 @@ impl<S: ChunkStore> Array<S> {
             &params.blockshape,
             typesize,
         )?;
+        // Its chunks must be ones a Blosc chunk can hold (c-blosc2's code when not).
+        geom.chunk_buffer_len(Error::MaxBufsizeExceeded)?;
         // As b2nd_create_ctx does: one block is exactly one blockshape.
         cparams.blocksize = (geom.blocknitems * typesize as i64) as i32;
         let mut store = S::create(cparams, params.dparams.clone(), &params.options)?;
@@ -242,17 +244,23 @@ impl<S: ChunkStore> Array<S> {
     /// An array holding `buffer`, a C-order buffer of the params' shape.
     pub fn from_cbuffer(params: &Params<S::Options>, buffer: &[u8]) -> Result<Self> {
         let mut a = Self::empty(params)?;
-        if (buffer.len() as u64) < a.geom.nitems as u64 * a.geom.typesize as u64 {
+        a.set_cbuffer(buffer)?;
+        Ok(a)
+    }
+
+    /// Writes the whole array from `buffer`, a C-order buffer of its shape (the second half of
+    /// [`Array::from_cbuffer`], as c-blosc2's `b2nd_from_cbuffer` writes into an empty array).
+    pub fn set_cbuffer(&mut self, buffer: &[u8]) -> Result<()> {
+        if (buffer.len() as u64) < self.geom.nitems as u64 * self.geom.typesize as u64 {
             return Err(Error::InvalidParam);
         }
-        if a.geom.nitems == 0 {
-            return Ok(a);
+        if self.geom.nitems == 0 {
+            return Ok(());
         }
-        let start = vec![0; a.ndim()];
-        let shape = a.geom.shape.clone();
+        let start = vec![0; self.ndim()];
+        let shape = self.geom.shape.clone();
         let _released = super::scratch::CompressedReleased::all();
-        a.set_slice_cbuffer(buffer, &shape, &start, &shape)?;
-        Ok(a)
+        self.set_slice_cbuffer(buffer, &shape, &start, &shape)
     }
 
     /// The whole array as a C-order buffer.
@@ -295,6 +303,8 @@ impl<S: ChunkStore> Array<S> {
         if (buffer_len as u64) < n as u64 {
             return Err(Error::InvalidParam);
         }
+        // An array opened with chunks larger than a Blosc chunk cannot be read or written.
+        self.geom.chunk_buffer_len(Error::InvalidParam)?;
         Ok(())
     }
 
@@ -344,7 +354,7 @@ impl<S: ChunkStore> Array<S> {
         data: &mut Vec<u8>,
     ) -> Result<()> {
         // Only growth is zeroed: the bytes kept are overwritten or, when masked out, unread.
-        let n = self.geom.chunk_nbytes();
+        let n = self.geom.chunk_buffer_len(Error::InvalidParam)?;
         data.resize(n, 0);
         // A chunk of another size than the array's chunks is corrupt.
         if self.store.decompress_chunk(nchunk, data, maskout)? != n {
@@ -363,17 +373,18 @@ pub(super) fn nchunks_of(g: &Geometry) -> i64 {
     }
 }
 
-/// Whether chunks compressed with `a` can be stored as they are where `b` compresses.
+/// Whether chunks compressed with `a` are stored as they are where `b` compresses: the
+/// parameters `blosc2_schunk_copy` compares (not the split mode nor the codec's meta), and no
+/// prefilter on the source (c-blosc2 then recompresses).
 pub(super) fn same_chunk_format(a: &CParams, b: &CParams) -> bool {
     a.typesize == b.typesize
         && a.compcode == b.compcode
-        && a.compcode_meta == b.compcode_meta
         && a.clevel == b.clevel
         && a.filters == b.filters
         && a.filters_meta == b.filters_meta
         && a.blocksize == b.blocksize
-        && a.splitmode == b.splitmode
         && a.use_dict == b.use_dict
+        && a.prefilter.is_none()
 }
 
 /// The grid coordinates of linear position `n` (C order).
@@ -404,13 +415,12 @@ pub fn store_layout<S: ChunkStore>(store: &S) -> Result<(Meta, Geometry)> {
         .ok_or(Error::MetalayerNotFound)?;
     let (m, _) = meta::deserialize(&smeta)?;
     let geom = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape, store.typesize())?;
+    // A store with fewer chunks than the metalayer describes is taken, as c-blosc2 takes it
+    // (reading a missing chunk fails then). A metalayer that does not describe the chunks
+    // (checked on the first one) is corrupt; catching it here avoids allocating chunk buffers
+    // of a size nothing in the store has.
     let nchunks = if geom.ndim() == 0 { 1 } else { geom.nchunks() };
-    if store.nchunks() < nchunks {
-        return Err(Error::Data);
-    }
-    // A metalayer that does not describe the chunks (checked on the first one) is corrupt;
-    // catching it here avoids allocating chunk buffers of a size nothing in the store has.
-    if nchunks > 0 {
+    if nchunks > 0 && store.nchunks() > 0 {
         let nbytes = store.chunk_nbytes(0)?;
         if nbytes as i64 != geom.chunk_nbytes() as i64 {
             return Err(Error::Data);

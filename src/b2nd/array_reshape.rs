@@ -246,11 +246,11 @@ impl<S: ChunkStore> Array<S> {
         if other.geom.nitems == 0 {
             return Ok(());
         }
-        // Chunks that line up with ours and share our compression can be copied as they are.
+        // Chunks that line up with ours are copied as they are, whatever their compression
+        // (a chunk says how to read it; same typesize, checked above), as c-blosc2 does.
         let aligned = self.geom.chunkshape == other.geom.chunkshape
             && self.geom.blockshape == other.geom.blockshape
-            && old_shape[axis] % self.geom.chunkshape[axis] == 0
-            && same_chunk_format(self.store.cparams(), other.store.cparams());
+            && old_shape[axis] % self.geom.chunkshape[axis] == 0;
         let grid = self.geom.chunks_per_dim();
         let other_grid = other.geom.chunks_per_dim();
         let chunk_offset = if aligned {
@@ -300,19 +300,7 @@ impl<S: ChunkStore> Array<S> {
     /// A copy of the array with `params`' chunk and block shapes, compression and storage
     /// (its shape is replaced by the source's). Metalayers other than b2nd are copied.
     pub fn copy<T: ChunkStore>(&self, params: &Params<T::Options>) -> Result<Array<T>> {
-        let mut params = params.clone();
-        params.shape = self.geom.shape.clone();
-        params.metalayers = self
-            .store
-            .meta_names()
-            .into_iter()
-            .filter(|n| n != META_NAME && n != CATERVA_META_NAME)
-            .filter_map(|n| self.store.meta_get(&n).map(|c| (n, c)))
-            .collect();
-        if let Some(d) = &self.dtype {
-            params.dtype = d.clone();
-        }
-        params.dtype_format = self.dtype_format;
+        let params = self.copy_params(params);
         let mut out = Array::<T>::without_chunks(&params)?;
         if out.geom.typesize != self.geom.typesize {
             return Err(Error::InvalidParam);
@@ -325,7 +313,9 @@ impl<S: ChunkStore> Array<S> {
             self.geom.nchunks()
         };
         if same_layout {
-            let raw = same_chunk_format(self.store.cparams(), out.store.cparams());
+            // A postfilter on the source makes c-blosc2 decompress (running it) and recompress.
+            let raw = same_chunk_format(self.store.cparams(), out.store.cparams())
+                && self.store.dparams().postfilter.is_none();
             let mut data = Scratch::chunk_data();
             for n in 0..nchunks {
                 let chunk = if raw {
@@ -344,11 +334,36 @@ impl<S: ChunkStore> Array<S> {
             )?;
             out.copy_region_from(self, &vec![0; self.ndim()])?;
         }
+        self.copy_vlmetas_to(&mut out)?;
+        Ok(out)
+    }
+
+    /// Adds this array's vlmetalayers to `out` (as a copy gets them).
+    pub fn copy_vlmetas_to<T: ChunkStore>(&self, out: &mut Array<T>) -> Result<()> {
         for name in self.store.vlmeta_names() {
             out.store
                 .vlmeta_add(&name, &self.store.vlmeta_get(&name)?)?;
         }
-        Ok(out)
+        Ok(())
+    }
+
+    /// The parameters of a copy of this array made with `params`: its shape, metalayers other
+    /// than b2nd and dtype are this array's.
+    pub fn copy_params<O: Clone>(&self, params: &Params<O>) -> Params<O> {
+        let mut params = params.clone();
+        params.shape = self.geom.shape.clone();
+        params.metalayers = self
+            .store
+            .meta_names()
+            .into_iter()
+            .filter(|n| n != META_NAME && n != CATERVA_META_NAME)
+            .filter_map(|n| self.store.meta_get(&n).map(|c| (n, c)))
+            .collect();
+        if let Some(d) = &self.dtype {
+            params.dtype = d.clone();
+        }
+        params.dtype_format = self.dtype_format;
+        params
     }
 
     /// A new array without the dimensions `index` marks (each must have extent 1).

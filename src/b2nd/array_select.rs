@@ -141,6 +141,8 @@ impl<S: ChunkStore> Array<S> {
         {
             return Err(Error::InvalidParam);
         }
+        // An array opened with chunks larger than a Blosc chunk cannot be read or written.
+        g.chunk_buffer_len(Error::InvalidParam)?;
         if sel_bytes == 0 {
             return Ok(SelectionPlan { chunks: Vec::new() });
         }

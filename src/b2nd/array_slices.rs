@@ -283,6 +283,16 @@ impl<S: ChunkStore> Array<S> {
         start: &[i64],
         stop: &[i64],
     ) -> Result<Array<T>> {
+        let mut params = params.clone();
+        params.shape = self.slice_shape(start, stop)?;
+        let mut out = Array::<T>::empty(&params)?;
+        out.fill_from(self, start)?;
+        Ok(out)
+    }
+
+    /// The shape of the region `[start, stop)` that [`Array::get_slice`] takes (`InvalidParam`
+    /// for one it refuses).
+    pub fn slice_shape(&self, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
         // A stop past the shape is allowed here (c-blosc2 3.3.5 takes it, and its own tests
         // rely on it): the items outside the array are zeros in the result.
         let inside: Vec<i64> = (0..self.ndim().min(stop.len()))
@@ -296,14 +306,16 @@ impl<S: ChunkStore> Array<S> {
         if (0..self.ndim()).any(|d| start[d] > stop[d]) {
             return Err(Error::InvalidParam);
         }
-        let mut params = params.clone();
-        params.shape = (0..self.ndim()).map(|d| stop[d] - start[d]).collect();
-        let mut out = Array::<T>::empty(&params)?;
-        if out.geom.typesize != self.geom.typesize {
+        Ok((0..self.ndim()).map(|d| stop[d] - start[d]).collect())
+    }
+
+    /// Fills this array (of zeros) with `src`'s items from `start` on: the second half of
+    /// [`Array::get_slice`], which c-blosc2 runs on an empty array made first.
+    pub fn fill_from<T: ChunkStore>(&mut self, src: &Array<T>, start: &[i64]) -> Result<()> {
+        if self.geom.typesize != src.geom.typesize || start.len() != src.ndim() {
             return Err(Error::InvalidParam);
         }
-        out.copy_region_from(self, start)?;
-        Ok(out)
+        self.copy_region_from(src, start)
     }
 
     /// Fills every chunk of `self` with `src`'s items at offset `offset`.

@@ -345,6 +345,58 @@ mod tests {
         assert_eq!(generation(), -1);
     }
 
+    /// A super-chunk holding only a b2nd metalayer opens as an array, as c-blosc2 opens it,
+    /// even when its chunks could not exist (2^30 + 128 items of 4 bytes each, over what a
+    /// Blosc chunk holds): reading or writing through it is a bad parameter, and creating
+    /// such an array a too-large buffer. Chunks the store lacks fail when read.
+    #[test]
+    fn metalayer_only_super_chunks_open() {
+        let only_meta = |n: i64, chunk: i32, block: i32| {
+            let mut sc = Schunk::new(Storage {
+                cparams: CParams {
+                    typesize: 4,
+                    ..Default::default()
+                },
+                ..Default::default()
+            })
+            .unwrap();
+            let smeta =
+                super::super::meta::serialize(&[n], &[chunk], &[block], Some("<i4"), 0).unwrap();
+            sc.meta_add("b2nd", &smeta).unwrap();
+            sc
+        };
+        let items = (1 << 30) + 128;
+        let a = Array::from_store(only_meta(items as i64, items, 128)).unwrap();
+        assert_eq!((a.nitems(), a.chunkshape()), (items as i64, vec![items]));
+        let mut out = [0u8; 8];
+        assert_eq!(
+            a.get_slice_cbuffer(&[0], &[1], &mut out, &[1]),
+            Err(Error::InvalidParam)
+        );
+        let sel: &[i64] = &[0];
+        assert_eq!(
+            a.get_orthogonal_selection(&[sel], &mut out, &[1]),
+            Err(Error::InvalidParam)
+        );
+        let params = Params::<Storage>::new(
+            CParams {
+                typesize: 4,
+                ..Default::default()
+            },
+            &[items as i64],
+            &[items],
+            &[128],
+        );
+        assert_eq!(
+            Array::<Schunk>::zeros(&params).err(),
+            Some(Error::MaxBufsizeExceeded)
+        );
+        // An ordinary geometry whose four chunks are missing.
+        let a = Array::from_store(only_meta(100, 30, 10)).unwrap();
+        assert_eq!(a.store().nchunks(), 0);
+        assert!(a.get_slice_cbuffer(&[0], &[1], &mut out, &[1]).is_err());
+    }
+
     /// A loan gives the array its super-chunk and puts it back when it goes: after a normal
     /// end, after a panic inside the operation, and (never moved) when the super-chunk holds
     /// no array; the stand-in stays in `spare` for the next loan.

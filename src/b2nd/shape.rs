@@ -7,8 +7,9 @@ use super::MAX_DIM;
 use crate::chunk::header::MAX_BUFFERSIZE;
 use crate::{Error, Result};
 
-/// The validated geometry of an array. All products fit in i64 and the padded chunk fits in a
-/// Blosc chunk, so the arithmetic below cannot overflow.
+/// The validated geometry of an array. All products, the padded chunk's bytes included, fit in
+/// i64, so the arithmetic below cannot overflow. The padded chunk may exceed what a Blosc chunk
+/// holds (see [`Geometry::chunk_buffer_len`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
     /// Items along each dimension (0 to 16 dimensions; 0-d is a single item).
@@ -42,9 +43,11 @@ fn checked_product(v: &[i64]) -> Result<i64> {
 
 impl Geometry {
     /// Checks and builds the geometry. Rules: at most 16 dims, non-negative extents, a zero
-    /// chunk extent only for a zero shape extent, no overflow, and a padded chunk no larger
-    /// than the maximum Blosc buffer. A block extent above the chunk's is allowed (c-blosc2
-    /// 3.3.5 takes it): the chunk is then padded to one block along that dimension.
+    /// chunk extent only for a zero shape extent, no overflow, a chunk of at most `i32::MAX`
+    /// items and a block of at most `i32::MAX` bytes. A padded chunk larger than the maximum
+    /// Blosc buffer is taken (see [`Geometry::chunk_buffer_len`]). A block extent above the
+    /// chunk's is allowed (c-blosc2 3.3.5 takes it): the chunk is then padded to one block
+    /// along that dimension.
     pub fn new(
         shape: &[i64],
         chunkshape: &[i32],
@@ -83,18 +86,22 @@ impl Geometry {
         let blockshape: Vec<i64> = blockshape.iter().map(|b| *b as i64).collect();
         let chunknitems = checked_product(&chunkshape)?;
         let blocknitems = checked_product(&blockshape)?;
+        // b2nd_array_t states the items of a chunk in an int32 (c-blosc2 refuses more).
+        if chunknitems > i32::MAX as i64 {
+            return Err(Error::InvalidParam);
+        }
         // A block a chunk header's i32 blocksize cannot state is a bad parameter (c-blosc2's
         // code), before the chunk's size is looked at.
         if blocknitems.saturating_mul(typesize as i64) > i32::MAX as i64 {
             return Err(Error::InvalidParam);
         }
         let extchunknitems = checked_product(&extchunkshape)?;
-        let chunkbytes = extchunknitems
+        // The padded chunk's bytes fit in i64; whether they fit in a Blosc chunk is checked
+        // where a chunk is made or read ([`Geometry::chunk_buffer_len`]): c-blosc2 opens an
+        // array whose chunks could not exist, and refuses only its chunk reads and writes.
+        extchunknitems
             .checked_mul(typesize as i64)
             .ok_or(Error::MaxBufsizeExceeded)?;
-        if chunkbytes > MAX_BUFFERSIZE {
-            return Err(Error::MaxBufsizeExceeded);
-        }
         Ok(Geometry {
             shape: shape.to_vec(),
             chunkshape,
@@ -138,6 +145,15 @@ impl Geometry {
     /// Bytes of one (padded) chunk.
     pub fn chunk_nbytes(&self) -> usize {
         self.extchunknitems as usize * self.typesize
+    }
+
+    /// Bytes of one (padded) chunk when a Blosc chunk can hold that many, else `err`: the
+    /// check made before a chunk of this geometry is made, read or written.
+    pub fn chunk_buffer_len(&self, err: Error) -> Result<usize> {
+        if self.chunk_nbytes() as i64 > MAX_BUFFERSIZE {
+            return Err(err);
+        }
+        Ok(self.chunk_nbytes())
     }
 
     /// Bytes of one block.
@@ -325,9 +341,23 @@ mod tests {
         assert!(Geometry::new(&[-1], &[2], &[1], 1).is_err());
         assert!(Geometry::new(&[i64::MAX, 4], &[1, 1], &[1, 1], 1).is_err());
         assert!(Geometry::new(&[i64::MAX], &[10], &[10], 1).is_err());
+        // A chunk of 2^32 items: more than b2nd_array_t's int32 item count.
         assert_eq!(
             Geometry::new(&[1 << 20, 1 << 20], &[1 << 16, 1 << 16], &[1, 1], 1),
-            Err(Error::MaxBufsizeExceeded)
+            Err(Error::InvalidParam)
+        );
+        // 2^30 + 128 items of 4 bytes: a chunk no Blosc chunk can hold, in a geometry that is
+        // taken; only making or reading such a chunk is refused.
+        let g = Geometry::new(&[(1 << 30) + 128], &[(1 << 30) + 128], &[128], 4).unwrap();
+        assert_eq!(g.chunk_nbytes(), ((1usize << 30) + 128) * 4);
+        assert_eq!(
+            g.chunk_buffer_len(Error::InvalidParam),
+            Err(Error::InvalidParam)
+        );
+        let g = Geometry::new(&[(1 << 29) - 128], &[(1 << 29) - 128], &[128], 4).unwrap();
+        assert_eq!(
+            g.chunk_buffer_len(Error::InvalidParam),
+            Ok(((1 << 29) - 128) * 4)
         );
         assert!(Geometry::new(&[1; 17], &[1; 17], &[1; 17], 1).is_err());
     }

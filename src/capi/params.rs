@@ -76,6 +76,12 @@ fn d_extras(p: &DParams) -> Option<&DExtras> {
     p.owner.as_ref().and_then(|o| o.downcast_ref::<DExtras>())
 }
 
+/// Whether both parameters carry the back-pointer to the super-chunk `schunk`.
+pub(crate) fn bound_to(c: &CParams, d: &DParams, schunk: *mut c_void) -> bool {
+    c_extras(c).is_some_and(|x| x.schunk == schunk)
+        && d_extras(d).is_some_and(|x| x.schunk == schunk)
+}
+
 /// The current chunk number of the super-chunk a context belongs to, -1 without one (what
 /// c-blosc2 puts in the pre/postfilter params' `nchunk`).
 fn current_nchunk(schunk: *mut c_void) -> i64 {
@@ -86,6 +92,24 @@ fn current_nchunk(schunk: *mut c_void) -> i64 {
     // context (the super-chunk layer sets it, or the caller did, per c-blosc2's contract), and
     // it outlives its contexts.
     unsafe { (*schunk.cast::<blosc2_schunk>()).current_nchunk }
+}
+
+/// The `blosc2_context *` c-blosc2 hands a pre/postfilter: the context its parameters belong
+/// to, else the super-chunk's context (`pick`: its `cctx` or `dctx`, through which c-blosc2
+/// compresses and decompresses a super-chunk's chunks), else NULL.
+fn context_of(
+    handle: &HandleCell,
+    schunk: *mut c_void,
+    pick: fn(&blosc2_schunk) -> *mut blosc2_context_s,
+) -> *mut blosc2_context_s {
+    let own = handle.load(Ordering::Acquire);
+    if !own.is_null() || schunk.is_null() {
+        return own;
+    }
+    // SAFETY: a non-NULL `schunk` in cparams/dparams is the `blosc2_schunk` that owns these
+    // parameters (the super-chunk layer sets it, or the caller did per c-blosc2's contract),
+    // and it outlives the (de)compressions made with them.
+    pick(unsafe { &*schunk.cast::<blosc2_schunk>() })
 }
 
 /// Runs `f` with this thread's scratch buffer for a callback on a block of `block_len` bytes
@@ -112,6 +136,9 @@ struct CPrefilter {
     func: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int,
     /// The caller's params (user_data is what the callback needs from it).
     user_data: *mut c_void,
+    /// The params' `output_is_disposable` when the context was made (c-blosc2 reads its copy
+    /// of them; what a prefilter writes in the params it is called with is not read back).
+    disposable: bool,
     schunk: *mut c_void,
     handle: HandleCell,
 }
@@ -137,13 +164,17 @@ impl BlockCallback for CPrefilter {
                 tid: block.tid,
                 ttmp: ttmp.as_mut_ptr(),
                 ttmp_nbytes: ttmp.len(),
-                ctx: self.handle.load(Ordering::Acquire),
-                output_is_disposable: false,
+                ctx: context_of(&self.handle, self.schunk, |s| s.cctx),
+                output_is_disposable: self.disposable,
             };
             // SAFETY: `func` is the caller's prefilter; input, output and ttmp are valid for
             // the sizes given.
             unsafe { (self.func)(&mut p) }
         })
+    }
+
+    fn output_is_disposable(&self) -> bool {
+        self.disposable
     }
 }
 
@@ -175,7 +206,7 @@ impl BlockCallback for CPostfilter {
                 tid: block.tid,
                 ttmp: ttmp.as_mut_ptr(),
                 ttmp_nbytes: ttmp.len(),
-                ctx: self.handle.load(Ordering::Acquire),
+                ctx: context_of(&self.handle, self.schunk, |s| s.dctx),
             };
             // SAFETY: `func` is the caller's postfilter; input, output and ttmp are valid for
             // the sizes given.
@@ -261,12 +292,23 @@ impl UserCodec for CCodec {
         }
     }
 
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, chunk: &[u8]) -> i32 {
+    fn decode(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &DParams,
+        chunk: &[u8],
+        typesize: i32,
+    ) -> i32 {
         let decoder = self.decoder.or_else(|| self.plugin().and_then(|p| p.1));
         let Some(decoder) = decoder else {
             return Error::CodecSupport.code();
         };
         let mut dp = dparams_to_c(params);
+        // c-blosc2 reports the chunk's typesize in the dparams it gives codecs (blosc2-openzl
+        // reads it).
+        dp.typesize = typesize;
         // SAFETY: the caller's decoder, given buffers valid for the lengths passed.
         unsafe {
             decoder(
@@ -346,6 +388,7 @@ impl UserFilter for CFilter {
             return Error::FilterPipeline.code();
         };
         let len = src.len().min(dst.len()) as i32;
+        // `params` are the chunk's (its typesize and block size, see compress::compress).
         let mut cp = cparams_to_c(params);
         // SAFETY: the caller's filter, given `len` readable and writable bytes.
         unsafe { forward(src.as_ptr(), dst.as_mut_ptr(), len, meta, &mut cp, self.id) }
@@ -425,15 +468,17 @@ type UserFilters = Vec<(u8, Arc<dyn UserFilter>)>;
 fn cparams_from_c_with(c: &blosc2_cparams, handle: Option<&HandleCell>) -> CParams {
     let (user_codec, user_filters) = registered_for(c.compcode, &c.filters);
     let prefilter = c.prefilter.map(|func| {
-        let user_data = if c.preparams.is_null() {
-            ptr::null_mut()
+        let (user_data, disposable) = if c.preparams.is_null() {
+            (ptr::null_mut(), false)
         } else {
             // SAFETY: a non-NULL preparams points to the caller's prefilter params.
-            unsafe { (*c.preparams).user_data }
+            let p = unsafe { &*c.preparams };
+            (p.user_data, p.output_is_disposable)
         };
         Arc::new(CPrefilter {
             func,
             user_data,
+            disposable,
             schunk: c.schunk,
             handle: handle.cloned().unwrap_or_default(),
         }) as Arc<dyn BlockCallback>
@@ -798,6 +843,8 @@ impl Context {
     /// `h` is NULL or a live handle from [`Context::into_handle`], not used afterwards.
     pub unsafe fn free_handle(h: *mut blosc2_context_s) {
         if !h.is_null() {
+            // A tuner plugin's block for this context goes with it.
+            crate::capi::tuner::forget_context(h);
             // SAFETY: per the contract, h came from Box::into_raw in into_handle.
             drop(unsafe { Box::from_raw(h.cast::<Context>()) });
         }

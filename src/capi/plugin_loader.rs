@@ -16,9 +16,10 @@
 //! Names other than ASCII letters, digits and `_` are refused before anything is tried, as the
 //! reference refuses them: the name becomes part of a file name and of Python code.
 //!
-//! The library must export `info`, a struct of two C-string pointers naming the two functions
-//! (`codec_info {encoder, decoder}` / `filter_info {forward, backward}` in the reference headers),
-//! and those functions. A library that lacks any of them is closed again and the load fails.
+//! The library must export `info`, a struct of C-string pointers naming its functions
+//! (`codec_info {encoder, decoder}` / `filter_info {forward, backward}` in the reference headers,
+//! `tuner_info {init, next_blocksize, next_cparams, update, free}` for tuners), and those
+//! functions. A library that lacks any of them is closed again and the load fails.
 //! A loaded library stays loaded for the life of the process (its functions are kept); a failed
 //! load is retried at the next use, as in c-blosc2.
 
@@ -26,13 +27,6 @@ use std::ffi::{CStr, CString};
 use std::process::{Command, Stdio};
 
 use libc::{c_char, c_void};
-
-/// The layout of the plugin's `info` symbol (c-blosc2's `codec_info` and `filter_info`).
-#[repr(C)]
-struct PluginInfo {
-    first: *const c_char,
-    second: *const c_char,
-}
 
 /// The addresses of the two functions a plugin's `info` names (encoder and decoder, or forward
 /// and backward), both non-NULL.
@@ -125,22 +119,35 @@ fn symbol(handle: *mut c_void, name: &CStr) -> *mut c_void {
     unsafe { libc::dlsym(handle, name.as_ptr()) }
 }
 
-/// Loads the plugin `name` and returns the two functions its `info` names, or None when the
-/// library, its `info` or either function is missing.
+/// Loads the plugin `name` and returns the two functions its `info` names (a codec's or a
+/// filter's), or None when the library, its `info` or either function is missing.
 pub(crate) fn load_plugin(name: &str) -> Option<PluginFunctions> {
+    load_functions::<2>(name).map(|[first, second]| PluginFunctions { first, second })
+}
+
+/// Loads the plugin `name` whose `info` is a struct of `N` C-string pointers naming its
+/// functions, and returns their addresses, all non-NULL; None when the library, its `info` or
+/// any function is missing.
+pub(crate) fn load_functions<const N: usize>(name: &str) -> Option<[*mut c_void; N]> {
     let handle = open_plugin(name)?;
-    let info = symbol(handle, c"info").cast::<PluginInfo>();
-    // SAFETY: a plugin's `info` is a `codec_info`/`filter_info`, two C-string pointers (the
-    // contract of c-blosc2's plugin interface); a NULL symbol is not read.
-    let names = unsafe { info.as_ref() }.map(|i| (i.first, i.second));
-    let functions = names.and_then(|(first, second)| {
-        if first.is_null() || second.is_null() {
-            return None;
+    let info = symbol(handle, c"info").cast::<[*const c_char; N]>();
+    // SAFETY: a plugin's `info` is a struct of N C-string pointers (`codec_info`,
+    // `filter_info`, `tuner_info`: the contract of c-blosc2's plugin interface); a NULL
+    // symbol is not read.
+    let names = unsafe { info.as_ref() }.copied();
+    let functions = names.and_then(|names| {
+        let mut out = [std::ptr::null_mut(); N];
+        for (slot, name) in out.iter_mut().zip(names) {
+            if name.is_null() {
+                return None;
+            }
+            // SAFETY: a non-NULL C string in the plugin's data, alive while the library is open.
+            *slot = symbol(handle, unsafe { CStr::from_ptr(name) });
+            if slot.is_null() {
+                return None;
+            }
         }
-        // SAFETY: non-NULL C strings in the plugin's data, alive while the library is open.
-        let (first, second) = unsafe { (CStr::from_ptr(first), CStr::from_ptr(second)) };
-        let (first, second) = (symbol(handle, first), symbol(handle, second));
-        (!first.is_null() && !second.is_null()).then_some(PluginFunctions { first, second })
+        Some(out)
     });
     if functions.is_none() {
         trace(&format!(

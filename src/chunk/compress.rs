@@ -25,6 +25,9 @@ struct BlockJob<'a> {
     split: bool,
     /// Streams that are all one byte value are stored as runs (extended headers only).
     detect_runs: bool,
+    /// The prefilter's output is disposable: every stream is stored as a zero run, no codec
+    /// runs (extended headers only, as c-blosc2).
+    zero_runs: bool,
     dict: Dict<'a>,
     /// The raw dictionary stored after the block starts, when one was trained.
     dict_bytes: Option<&'a [u8]>,
@@ -105,6 +108,14 @@ fn compress_block(
         Loc::Buf(i) => &bufs[i][..bsize],
     };
     let nstreams = job.nstreams(nblock);
+    if job.zero_runs {
+        // A zero run is its size, 0, alone.
+        let Some(sizes) = out.get_mut(..4 * nstreams) else {
+            return Ok(0);
+        };
+        sizes.fill(0);
+        return Ok(4 * nstreams);
+    }
     let neblock = bsize / nstreams;
     let mut pos = 0usize;
     for j in 0..nstreams {
@@ -265,6 +276,25 @@ pub(crate) fn compress(
             );
         }
     }
+    // User codecs and filters get the parameters of this chunk, as c-blosc2 hands them its
+    // context's: the typesize the chunk records and the block size chosen, not an automatic 0.
+    let chunk_params;
+    let params = if (params.typesize != typesize || params.blocksize != layout)
+        && (!codecs::is_builtin(params.compcode)
+            || params
+                .filters
+                .iter()
+                .any(|&f| f > pipeline::DEFINED_FILTERS_STOP))
+    {
+        chunk_params = CParams {
+            typesize,
+            blocksize: layout,
+            ..params.clone()
+        };
+        &chunk_params
+    } else {
+        params
+    };
     let bs = layout.max(1) as usize;
     let nblocks = src.len().div_ceil(bs);
     let leftover = src.len() % bs;
@@ -333,6 +363,11 @@ pub(crate) fn compress(
             leftover,
             split,
             detect_runs: header.extended,
+            zero_runs: header.extended
+                && params
+                    .prefilter
+                    .as_ref()
+                    .is_some_and(|p| p.output_is_disposable()),
             dict: Dict::None,
             dict_bytes: None,
         };
@@ -375,19 +410,13 @@ pub(crate) fn compress(
                 bs
             };
             let out = &mut dst[hl + off..hl + off + len];
-            if pre.call(
-                &src[off..off + len],
-                out,
-                BlockInfo {
-                    typesize,
-                    offset: off as i32,
-                    nblock: nblock as i32,
-                    tid: 0,
-                },
-            ) != 0
-            {
-                return Err(Error::FilterPipeline);
-            }
+            let block = BlockInfo {
+                typesize,
+                offset: off as i32,
+                nblock: nblock as i32,
+                tid: 0,
+            };
+            pipeline::run_prefilter(pre.as_ref(), &src[off..off + len], out, block)?;
         }
     } else {
         copy_blocks(pool, &mut dst[hl..total], src, bs)?;
@@ -1019,6 +1048,133 @@ fn compress_blocks_worker<'d>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chunk::params::{BlockCallback, DParams, UserCodec, ALWAYS_SPLIT};
+    use crate::chunk::{Compressor, Decompressor};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    /// A codec that stores its input as it is and counts its encoder calls.
+    #[derive(Default)]
+    struct CountingCodec(AtomicUsize);
+
+    impl UserCodec for CountingCodec {
+        fn encode(&self, src: &[u8], dst: &mut [u8], _: u8, _: &CParams, _: &[u8]) -> i32 {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            if src.len() > dst.len() {
+                return 0;
+            }
+            dst[..src.len()].copy_from_slice(src);
+            src.len() as i32
+        }
+        fn decode(&self, src: &[u8], dst: &mut [u8], _: u8, _: &DParams, _: &[u8]) -> i32 {
+            dst[..src.len()].copy_from_slice(src);
+            src.len() as i32
+        }
+    }
+
+    /// A reduction's prefilter: sums its input, writes it plus one as its output, and fails
+    /// when told to.
+    struct Summing {
+        disposable: bool,
+        fail: AtomicBool,
+        sum: AtomicUsize,
+        calls: AtomicUsize,
+    }
+
+    impl BlockCallback for Summing {
+        fn call(&self, input: &[u8], output: &mut [u8], _: BlockInfo) -> i32 {
+            let s: usize = input.iter().map(|&b| b as usize).sum();
+            self.sum.fetch_add(s, Ordering::Relaxed);
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            for (o, i) in output.iter_mut().zip(input) {
+                *o = i.wrapping_add(1);
+            }
+            i32::from(self.fail.load(Ordering::Relaxed))
+        }
+        fn output_is_disposable(&self) -> bool {
+            self.disposable
+        }
+    }
+
+    #[test]
+    fn disposable_prefilter_output_is_stored_as_zeros_without_the_codec() {
+        let src: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let want_sum: usize = src.iter().map(|&b| b as usize).sum();
+        for nthreads in [1, 2] {
+            for (disposable, fail) in [(true, false), (true, true), (false, false)] {
+                let codec = Arc::new(CountingCodec::default());
+                let pre = Arc::new(Summing {
+                    disposable,
+                    fail: AtomicBool::new(fail),
+                    sum: AtomicUsize::new(0),
+                    calls: AtomicUsize::new(0),
+                });
+                let params = CParams {
+                    compcode: 200,
+                    typesize: 4,
+                    blocksize: 16384,
+                    splitmode: ALWAYS_SPLIT,
+                    nthreads,
+                    user_codec: Some(codec.clone()),
+                    prefilter: Some(pre.clone()),
+                    ..CParams::default()
+                };
+                // Room for the streams stored raw with their sizes: no fallback to a copy.
+                let mut chunk = vec![0u8; 2 * src.len()];
+                let n = Compressor::new(params)
+                    .unwrap()
+                    .compress(&src, &mut chunk)
+                    .unwrap();
+                let what = format!("nthreads {nthreads} disposable {disposable} fail {fail}");
+                // Every block went through the prefilter once, whatever happened after.
+                assert_eq!(pre.calls.load(Ordering::Relaxed), 19, "{what}");
+                assert_eq!(pre.sum.load(Ordering::Relaxed), want_sum, "{what}");
+                let header = ChunkHeader::parse(&chunk[..n]).unwrap();
+                let mut out = vec![1u8; src.len()];
+                Decompressor::new(DParams::default())
+                    .unwrap()
+                    .decompress(&chunk[..n], &mut out, None)
+                    .unwrap();
+                if disposable {
+                    assert_eq!(codec.0.load(Ordering::Relaxed), 0, "{what}: codec ran");
+                    assert_eq!(n, EXTENDED_HEADER_LENGTH, "{what}");
+                    assert_eq!(header.special().unwrap(), Special::Zero, "{what}");
+                    assert!(out.iter().all(|&b| b == 0), "{what}");
+                } else {
+                    // 4-byte items split in 4 streams a block, 18 blocks and a leftover one.
+                    assert_eq!(codec.0.load(Ordering::Relaxed), 18 * 4 + 1, "{what}");
+                    assert!(out.iter().zip(&src).all(|(o, s)| *o == s + 1), "{what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_prefilter_fails_unless_its_output_is_disposable() {
+        let src = vec![3u8; 50_000];
+        for clevel in [5, 0] {
+            for disposable in [false, true] {
+                let pre = Arc::new(Summing {
+                    disposable,
+                    fail: AtomicBool::new(true),
+                    sum: AtomicUsize::new(0),
+                    calls: AtomicUsize::new(0),
+                });
+                let params = CParams {
+                    clevel,
+                    prefilter: Some(pre),
+                    ..CParams::default()
+                };
+                let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+                let r = Compressor::new(params).unwrap().compress(&src, &mut chunk);
+                if disposable {
+                    assert!(r.unwrap() > 0, "clevel {clevel}");
+                } else {
+                    assert_eq!(r, Err(Error::FilterPipeline), "clevel {clevel}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_compact_block_copies_out_as_its_buffer_does() {

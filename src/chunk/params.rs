@@ -51,8 +51,17 @@ pub trait UserCodec: Send + Sync {
     /// whole buffer being compressed (what c-blosc2 passes as the encoder's `chunk`).
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &CParams, source: &[u8]) -> i32;
     /// Returns the decompressed size, negative on error. `chunk` is the whole chunk being
-    /// decompressed (the decoder's `chunk` in c-blosc2).
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, params: &DParams, chunk: &[u8]) -> i32;
+    /// decompressed (the decoder's `chunk` in c-blosc2); `typesize` its item size (its
+    /// header's), which c-blosc2 reports in the decoder's dparams rather than the caller's.
+    fn decode(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        meta: u8,
+        params: &DParams,
+        chunk: &[u8],
+        typesize: i32,
+    ) -> i32;
 }
 
 /// A user-registered filter, as the core sees it.
@@ -131,6 +140,16 @@ pub trait BlockCallback: Send + Sync {
     /// chunk; `nblock` its index; `tid` the worker id; `typesize` the chunk's item size.
     /// Non-zero return = failure.
     fn call(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> i32;
+
+    /// For a prefilter: whether what it writes is thrown away (c-blosc2's
+    /// `output_is_disposable`, e.g. python-blosc2's reductions, which accumulate in their own
+    /// memory). Its output is then not zeroed before the call, a non-zero return is no failure
+    /// (and the filters are skipped for that block), and no codec runs: each stream of a
+    /// regular block is stored as a zero run, so the chunk becomes a zeros chunk. Postfilters
+    /// ignore it.
+    fn output_is_disposable(&self) -> bool {
+        false
+    }
 }
 
 /// Where the block a `BlockCallback` handles sits.

@@ -7,7 +7,7 @@
 
 use super::copy::copy_bytes;
 use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
-use super::params::{BlockInfo, CParams, DParams, UserFilter};
+use super::params::{BlockCallback, BlockInfo, CParams, DParams, UserFilter};
 use super::registry;
 use super::scratch::{grow_to, pair_mut, BlockBufs};
 use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
@@ -114,6 +114,26 @@ fn shuffle_after_delta(params: &CParams, i: usize, bsize: usize, typesize: usize
     (params.filters[j] == SHUFFLE).then_some(j)
 }
 
+/// Runs a prefilter over one block the way c-blosc2 does: the output is zeroed first (what
+/// the prefilter leaves unwritten reads as zeros) unless it is disposable, and a failure is an
+/// error unless the output is disposable. Returns whether the call succeeded.
+pub(crate) fn run_prefilter(
+    pre: &dyn BlockCallback,
+    input: &[u8],
+    output: &mut [u8],
+    block: BlockInfo,
+) -> Result<bool> {
+    let disposable = pre.output_is_disposable();
+    if !disposable {
+        output.fill(0);
+    }
+    match pre.call(input, output, block) {
+        0 => Ok(true),
+        _ if disposable => Ok(false),
+        _ => Err(Error::FilterPipeline),
+    }
+}
+
 /// Runs prefilter and filters over block `nblock` (`bsize` bytes at `offset` of `chunk_src`).
 /// Returns where the filtered block is: `Loc::Outer` means the untouched source.
 #[allow(clippy::too_many_arguments)]
@@ -129,20 +149,16 @@ pub(crate) fn forward(
 ) -> Result<Loc> {
     let mut cur = Loc::Outer;
     if let Some(pre) = &params.prefilter {
-        let out = &mut bufs[0][..bsize];
         let input = &chunk_src[offset..offset + bsize];
-        if pre.call(
-            input,
-            out,
-            BlockInfo {
-                typesize: typesize as i32,
-                offset: offset as i32,
-                nblock: nblock as i32,
-                tid: tid as i32,
-            },
-        ) != 0
-        {
-            return Err(Error::FilterPipeline);
+        let block = BlockInfo {
+            typesize: typesize as i32,
+            offset: offset as i32,
+            nblock: nblock as i32,
+            tid: tid as i32,
+        };
+        if !run_prefilter(pre.as_ref(), input, &mut bufs[0][..bsize], block)? {
+            // Disposable output the prefilter gave up on: no filters either (as c-blosc2).
+            return Ok(Loc::Buf(0));
         }
         cur = Loc::Buf(0);
     }

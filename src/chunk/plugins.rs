@@ -132,7 +132,7 @@ impl UserCodec for Ndlz {
         }
     }
 
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, _: &DParams, _: &[u8]) -> i32 {
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, _: &DParams, _: &[u8], _: i32) -> i32 {
         match ndlz::decompress(meta, src, dst) {
             Ok(n) => i32::try_from(n).unwrap_or(Error::Failure.code()),
             Err(e) => e.code(),
@@ -178,7 +178,7 @@ impl UserCodec for Zfp {
         codec_result(zfp::compress(mode, &layout.blockshape, typesize, src, dst))
     }
 
-    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &DParams, _: &[u8]) -> i32 {
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, p: &DParams, _: &[u8], _: i32) -> i32 {
         // As c-blosc2's zfp: 0 bytes decoded outside an array (the block is then in error).
         let Some(layout) = p.layout.as_ref() else {
             return 0;

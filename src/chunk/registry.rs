@@ -197,7 +197,7 @@ mod tests {
         fn encode(&self, _: &[u8], _: &mut [u8], _: u8, _: &CParams, _: &[u8]) -> i32 {
             0
         }
-        fn decode(&self, _: &[u8], _: &mut [u8], _: u8, _: &DParams, _: &[u8]) -> i32 {
+        fn decode(&self, _: &[u8], _: &mut [u8], _: u8, _: &DParams, _: &[u8], _: i32) -> i32 {
             0
         }
     }

@@ -97,7 +97,14 @@ pub(crate) fn decode_stream(
     if !uc.decoder_available() {
         return Err(Error::CodecSupport);
     }
-    let r = uc.decode(cdata, out, h.compcode_meta, dparams, chunk);
+    let r = uc.decode(
+        cdata,
+        out,
+        h.compcode_meta,
+        dparams,
+        chunk,
+        i32::from(h.typesize),
+    );
     // c-blosc2 answers any result but the stream's full length, error codes included, with
     // BLOSC2_ERROR_DATA.
     if r < 0 || r as usize != out.len() {

@@ -231,7 +231,9 @@ pub fn decompress_block(dparams: &DParams, src: &[u8], nblock: i32) -> Result<Ve
 /// Decompresses one block of a VL-block chunk that may be a lazy one (from
 /// `blosc2_schunk_get_lazychunk` of a super-chunk on disk: header, block starts and where the
 /// chunk is): a lazy chunk is read through `lazy`, its super-chunk's frame, as c-blosc2 reads
-/// it through the context's super-chunk; without one it is an invalid parameter.
+/// it through the context's super-chunk; without one it is an invalid parameter. The whole
+/// chunk is read, but its trailer is checked as c-blosc2, which reads only the block, checks
+/// it (see `LazyTrailer::check`).
 pub fn decompress_block_maybe_lazy(
     dparams: &DParams,
     src: &[u8],
@@ -246,15 +248,81 @@ pub fn decompress_block_maybe_lazy(
         return Err(Error::InvalidParam);
     }
     let reader = lazy.ok_or(Error::InvalidParam)?;
-    let (nblocks, _) = h.nblocks_leftover();
-    // The lazy chunk's trailer: the chunk's number and its position in the frame.
-    let at = EXTENDED_HEADER_LENGTH + 4 * nblocks;
-    let trailer = src.get(at..at + 12).ok_or(Error::ReadBuffer)?;
-    let nchunk = i32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-    let mut position = [0u8; 8];
-    position.copy_from_slice(&trailer[4..12]);
-    let whole = reader.read_block(nchunk, i64::from_le_bytes(position), 0, h.cbytes)?;
-    decompress_block(dparams, &whole, nblock)
+    let trailer = LazyTrailer::check(&h, src, nblock)?;
+    let whole = reader.read_block(trailer.nchunk, trailer.position, 0, h.cbytes)?;
+    let block = decompress_block(dparams, &whole, nblock)?;
+    // c-blosc2 reads as many bytes of the block as the trailer says: fewer than the block has
+    // do not decode, and more than the largest block could have are a bad header.
+    if trailer.block_csize < trailer.block_span {
+        return Err(Error::Data);
+    }
+    let most = (trailer.largest_span as i64).max(block.len() as i64) + 4 * h.typesize as i64;
+    if trailer.block_csize as i64 > most {
+        return Err(Error::InvalidHeader);
+    }
+    Ok(block)
+}
+
+/// What the trailer of a lazy VL-block chunk says about one block, checked as c-blosc2 checks
+/// it before reading the block (although the whole chunk is read here, from its position).
+struct LazyTrailer {
+    nchunk: i32,
+    position: i64,
+    /// The block's compressed size as the trailer states it.
+    block_csize: i32,
+    /// The distance from the block's start to the next one's (or to the chunk's end).
+    block_span: i32,
+    /// The largest distance between consecutive block starts (the last block's runs to the
+    /// chunk's end).
+    largest_span: i32,
+}
+
+impl LazyTrailer {
+    /// The lazy chunk `src` (header `h`) is its header, its block starts, then the chunk's
+    /// number (i32), its position in the frame (i64) and each block's compressed size (i32).
+    /// The trailer must be whole (`ReadBuffer`), the block starts in order inside the chunk,
+    /// the block's size more than its 4-byte size prefix and the chunk's position not
+    /// negative (`InvalidHeader`), `nblock` one of its blocks (`InvalidParam`).
+    fn check(h: &ChunkHeader, src: &[u8], nblock: i32) -> Result<LazyTrailer> {
+        let (nblocks, _) = h.nblocks_leftover();
+        let bstarts_end = EXTENDED_HEADER_LENGTH + 4 * nblocks;
+        let trailer = src
+            .get(bstarts_end..bstarts_end + 12 + 4 * nblocks)
+            .ok_or(Error::ReadBuffer)?;
+        let le32 = |b: &[u8], i: usize| i32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let starts = &src[EXTENDED_HEADER_LENGTH..bstarts_end];
+        let mut spans = Vec::with_capacity(nblocks);
+        for i in 0..nblocks {
+            let start = le32(starts, 4 * i);
+            let next = if i + 1 < nblocks {
+                le32(starts, 4 * (i + 1))
+            } else {
+                h.cbytes
+            };
+            if (start as i64) < bstarts_end as i64 || next <= start || next > h.cbytes {
+                return Err(Error::InvalidHeader);
+            }
+            spans.push(next - start);
+        }
+        let n = usize::try_from(nblock)
+            .ok()
+            .filter(|n| *n < nblocks)
+            .ok_or(Error::InvalidParam)?;
+        let block_csize = le32(trailer, 12 + 4 * n);
+        let mut position = [0u8; 8];
+        position.copy_from_slice(&trailer[4..12]);
+        let position = i64::from_le_bytes(position);
+        if block_csize <= 4 || position < 0 {
+            return Err(Error::InvalidHeader);
+        }
+        Ok(LazyTrailer {
+            nchunk: le32(trailer, 0),
+            position,
+            block_csize,
+            block_span: spans[n],
+            largest_span: spans.iter().copied().max().unwrap_or(0),
+        })
+    }
 }
 
 /// Decompresses every block of a VL-block chunk into separate buffers.
@@ -305,4 +373,97 @@ fn open(src: &[u8]) -> Result<Chunk<'_>> {
         return Err(Error::InvalidHeader);
     }
     Chunk::open(src, h.nbytes as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame holding one chunk at `position` (the chunk's bytes after `position` filler).
+    struct OneChunk(Vec<u8>);
+
+    impl LazyBlocks for OneChunk {
+        fn read_block(&self, _: i32, chunk_offset: i64, offset: i64, len: i32) -> Result<Vec<u8>> {
+            let at = (chunk_offset + offset) as usize;
+            self.0
+                .get(at..at + len as usize)
+                .map(<[u8]>::to_vec)
+                .ok_or(Error::ReadBuffer)
+        }
+    }
+
+    /// The trailer of a lazy VL-block chunk is checked as c-blosc2 checks it before reading a
+    /// block, although the whole chunk is read: a block size that cannot hold the block's size
+    /// prefix, a negative position, starts out of order, a short trailer are refused; a size
+    /// below the block's span does not decode, one over any block's is a bad header.
+    #[test]
+    fn lazy_trailers_are_checked() {
+        let texts: [&[u8]; 3] = [b"one block", b"another, longer block of text", b"3"];
+        let mut chunk = vec![0u8; 512];
+        let params = CParams {
+            typesize: 1,
+            ..Default::default()
+        };
+        let n = vlcompress(&params, &texts, &mut chunk).unwrap();
+        chunk.truncate(n);
+        let position = 100usize;
+        let mut frame = vec![0xAAu8; position];
+        frame.extend_from_slice(&chunk);
+        let reader = OneChunk(frame);
+
+        let bstarts_end = EXTENDED_HEADER_LENGTH + 12;
+        let start = |i: usize| le(&chunk, EXTENDED_HEADER_LENGTH + 4 * i);
+        let mut lazy = chunk[..bstarts_end].to_vec();
+        lazy[31] |= LAZY_CHUNK;
+        lazy.extend_from_slice(&7i32.to_le_bytes());
+        lazy.extend_from_slice(&(position as i64).to_le_bytes());
+        for i in 0..3 {
+            let end = if i < 2 { start(i + 1) } else { n as i32 };
+            lazy.extend_from_slice(&(end - start(i)).to_le_bytes());
+        }
+        let csize_at = bstarts_end + 12;
+        let dp = DParams::default();
+        let read = |l: &[u8], b: i32| decompress_block_maybe_lazy(&dp, l, b, Some(&reader));
+        for (b, text) in texts.iter().enumerate() {
+            assert_eq!(read(&lazy, b as i32).as_deref(), Ok(*text));
+        }
+        assert_eq!(read(&lazy, 3), Err(Error::InvalidParam));
+        assert_eq!(
+            decompress_block_maybe_lazy(&dp, &lazy, 0, None),
+            Err(Error::InvalidParam)
+        );
+
+        let with = |at: usize, bytes: &[u8]| {
+            let mut l = lazy.clone();
+            l[at..at + bytes.len()].copy_from_slice(bytes);
+            l
+        };
+        let span0 = start(1) - start(0);
+        for (csize, want) in [
+            (1, Err(Error::InvalidHeader)),
+            (4, Err(Error::InvalidHeader)),
+            (-3, Err(Error::InvalidHeader)),
+            (span0 - 1, Err(Error::Data)),
+            (span0 + 2, Ok(texts[0])),
+            (1 << 30, Err(Error::InvalidHeader)),
+        ] {
+            let l = with(csize_at, &csize.to_le_bytes());
+            assert_eq!(
+                read(&l, 0),
+                want.map(<[u8]>::to_vec),
+                "block 0 of size {csize}"
+            );
+            // Only the block read is checked.
+            assert_eq!(read(&l, 1).as_deref(), Ok(texts[1]));
+        }
+        let l = with(bstarts_end + 4, &(-8i64).to_le_bytes());
+        assert_eq!(read(&l, 0), Err(Error::InvalidHeader));
+        let l = with(EXTENDED_HEADER_LENGTH, &start(1).to_le_bytes());
+        assert_eq!(read(&l, 2), Err(Error::InvalidHeader));
+        assert_eq!(read(&lazy[..lazy.len() - 1], 0), Err(Error::ReadBuffer));
+    }
+
+    fn le(b: &[u8], at: usize) -> i32 {
+        i32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+    }
 }

@@ -68,26 +68,26 @@ impl Schunk {
         Ok(i)
     }
 
-    /// Gives its compression and decompression parameters the layer above's data (see
-    /// [`crate::chunk::params::Owner`]) where they have none, as for a super-chunk opened from
-    /// a frame, whose parameters come from the frame: the C layer's back-pointer to its handle,
-    /// which c-blosc2 hands to user codecs and filters as `cparams->schunk`/`dparams->schunk`.
+    /// Takes the layer above's data and callbacks from `c` and `d` (their `owner`, the
+    /// `prefilter` and `tuner` of `c`, the `postfilter` of `d`; see
+    /// [`crate::chunk::params::Owner`]) into its compression and decompression parameters, and
+    /// rebuilds its engines with them. The C layer binds a super-chunk's parameters to its
+    /// handle this way, the back-pointer c-blosc2 hands user codecs, filters, tuners and
+    /// pre/postfilters as `cparams->schunk`/`dparams->schunk`, whether the parameters came
+    /// without one (from a frame, from a b2nd context) or with another super-chunk's (a copy's
+    /// source).
     pub fn adopt_owner(
         &mut self,
-        cowner: Option<crate::chunk::params::Owner>,
-        downer: Option<crate::chunk::params::Owner>,
+        c: &crate::chunk::CParams,
+        d: &crate::chunk::DParams,
     ) -> Result<()> {
-        let (c, d) = (&mut self.storage.cparams, &mut self.storage.dparams);
-        if c.owner.is_some() && d.owner.is_some() {
-            return Ok(());
-        }
-        if c.owner.is_none() {
-            c.owner = cowner;
-        }
-        if d.owner.is_none() {
-            d.owner = downer;
-        }
-        let (c, d) = (Compressor::new(c.clone())?, Decompressor::new(d.clone())?);
+        let (sc, sd) = (&mut self.storage.cparams, &mut self.storage.dparams);
+        sc.owner = c.owner.clone();
+        sc.prefilter = c.prefilter.clone();
+        sc.tuner = c.tuner.clone();
+        sd.owner = d.owner.clone();
+        sd.postfilter = d.postfilter.clone();
+        let (c, d) = (Compressor::new(sc.clone())?, Decompressor::new(sd.clone())?);
         self.set_compressor(c);
         self.set_decompressor(d);
         Ok(())

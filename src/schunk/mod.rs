@@ -149,6 +149,19 @@ impl Schunk {
         *self.decompressor.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
     }
 
+    /// Compresses and decompresses from now on with `nthreads_c` and `nthreads_d` threads
+    /// (engines rebuilt from the super-chunk's parameters with these counts, which the frame
+    /// header records at its next write, as c-blosc2's records its contexts' counts).
+    pub fn set_nthreads(&mut self, nthreads_c: i16, nthreads_d: i16) -> Result<()> {
+        let (c, d) = (&mut self.storage.cparams, &mut self.storage.dparams);
+        if (c.nthreads, d.nthreads) == (nthreads_c, nthreads_d) {
+            return Ok(());
+        }
+        c.nthreads = nthreads_c;
+        d.nthreads = nthreads_d;
+        self.use_own_compressor()?;
+        self.use_own_decompressor()
+    }
     /// Goes back to a compressor built from the super-chunk's parameters.
     pub fn use_own_compressor(&mut self) -> Result<()> {
         let c = Compressor::new(self.storage.cparams.clone())?;

@@ -296,11 +296,15 @@ pub(super) unsafe fn is_view(p: *const b2nd_array_t) -> bool {
     unsafe { array_handle(p) }.is_ok_and(|h| h.map.is_some())
 }
 
-/// The parameters of a copy of `a` with its own chunk and block shapes, in `options`.
+/// The parameters of a copy of `a` with its own chunk and block shapes, in `options`: its
+/// compression parameters without a prefilter (c-blosc2 makes them from the context's fields).
 pub(super) fn copy_params(a: &Array<Schunk>, options: Storage) -> Params<Storage> {
     let src = a.store();
     Params {
-        cparams: src.cparams().clone(),
+        cparams: crate::chunk::CParams {
+            prefilter: None,
+            ..src.cparams().clone()
+        },
         dparams: src.dparams().clone(),
         options,
         shape: a.shape().to_vec(),

@@ -101,13 +101,31 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
     if buffer.is_null() {
         return Error::NullPointer.code();
     }
-    // SAFETY: forwarded contract; the buffer holds buffersize bytes.
-    unsafe {
-        create(ctx, array, |p| {
-            let len = usize::try_from(buffersize).map_err(|_| Error::InvalidParam)?;
-            Array::from_cbuffer(p, in_slice(buffer.cast::<u8>(), len)?)
-        })
+    // As c-blosc2: an empty array first, then the buffer written into it through its
+    // super-chunk, so that codecs, filters and tuners get that super-chunk (with its "b2nd"
+    // metalayer) in their parameters.
+    // SAFETY: forwarded contract.
+    let rc = unsafe { create(ctx, array, Array::empty) };
+    if rc < 0 {
+        return rc;
     }
+    entry(|| {
+        // SAFETY: `create` succeeded, so `*array` is the live array it made.
+        let a = unsafe { *array };
+        // SAFETY: the buffer holds buffersize bytes (C contract); `a` is live.
+        let written = usize::try_from(buffersize)
+            .map_err(|_| Error::InvalidParam)
+            .and_then(|len| unsafe { in_slice(buffer.cast::<u8>(), len) })
+            .and_then(|data| unsafe { with_array(a, |arr| arr.set_cbuffer(data)) });
+        if written.is_err() {
+            // SAFETY: the array made above, not handed out: freed and withdrawn.
+            unsafe {
+                b2nd_free(a);
+                *array = ptr::null_mut();
+            }
+        }
+        written.map(|()| 0)
+    })
 }
 
 /// Makes an array of the super-chunk `schunk`, which must carry a "b2nd" (or "caterva")

@@ -5,7 +5,7 @@ use std::ptr;
 use libc::c_int;
 
 use super::context::B2ndCtx;
-use super::handle::{array_handle, new_handle, params_of, put, with_array};
+use super::handle::{array_handle, into_c, new_handle, params_of, put, with_array};
 use super::items::ndim_of;
 use super::lifecycle::b2nd_free;
 use super::sync::{follow_writer, hold_shared};
@@ -45,9 +45,18 @@ pub unsafe extern "C" fn b2nd_get_slice(
             for d in 0..n {
                 ctx.shape[d] = stop[d].wrapping_sub(start[d]);
             }
-            let params = params_of(ctx)?;
-            let out = with_array(src, |a| a.get_slice::<Schunk>(&params, start, stop))?;
-            put(array, out)
+            let mut params = params_of(ctx)?;
+            params.shape = with_array(src, |a| a.slice_shape(start, stop))?;
+            // As c-blosc2: an empty array first, then the region written into it through its
+            // super-chunk, which codecs, filters and tuners get in their parameters.
+            let fresh = into_c(Array::empty(&params)?)?;
+            let filled = with_array(fresh, |out| with_array(src, |a| out.fill_from(a, start)));
+            if let Err(e) = filled {
+                b2nd_free(fresh);
+                return Err(e);
+            }
+            *array = fresh;
+            Ok(0)
         }
     })
 }
@@ -77,8 +86,30 @@ pub unsafe extern "C" fn b2nd_copy(
             let shape = (*src).shape;
             ctx.shape[..n].copy_from_slice(&shape[..n]);
             let params = params_of(ctx)?;
-            let out = with_array(src, |a| a.copy::<Schunk>(&params))?;
-            put(array, out)
+            let same_shapes = with_array(src, |a| {
+                Ok(a.chunkshape() == params.chunkshape && a.blockshape() == params.blockshape)
+            })?;
+            if same_shapes {
+                let out = with_array(src, |a| a.copy::<Schunk>(&params))?;
+                return put(array, out);
+            }
+            // Other shapes: as c-blosc2 (a slice of the whole), an empty array first, then the
+            // items written into it through its super-chunk (which codecs, filters and tuners
+            // get in their parameters), then the vlmetalayers.
+            let params = with_array(src, |a| Ok(a.copy_params(&params)))?;
+            let fresh = into_c(Array::empty(&params)?)?;
+            let filled = with_array(fresh, |out| {
+                with_array(src, |a| {
+                    out.fill_from(a, &vec![0; a.ndim()])?;
+                    a.copy_vlmetas_to(out)
+                })
+            });
+            if let Err(e) = filled {
+                b2nd_free(fresh);
+                return Err(e);
+            }
+            *array = fresh;
+            Ok(0)
         }
     })
 }

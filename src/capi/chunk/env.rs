@@ -139,6 +139,13 @@ impl BloscEnv {
     }
 }
 
+/// BLOSC_NTHREADS when set to a positive count: the thread count c-blosc2's
+/// `blosc2_create_cctx`/`blosc2_create_dctx` give every context they make, the contexts of
+/// super-chunks (made, opened, copied) included.
+pub(crate) fn env_nthreads() -> Option<i16> {
+    BloscEnv::now().nthreads()
+}
+
 /// The filter pipeline the blosc1-style `doshuffle` and delta flags stand for (c-blosc2 puts
 /// the shuffle last and DELTA just before it; byte shuffle is dropped for 1-byte items).
 pub(super) fn build_filters(doshuffle: c_int, delta: bool, typesize: i32, filters: &mut [u8; 6]) {

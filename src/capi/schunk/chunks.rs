@@ -187,6 +187,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
+    let asked = schunk;
     // SAFETY: schunk is NULL or live per the API.
     let schunk = unsafe { chunk_source(schunk) };
     entry(|| {
@@ -195,7 +196,13 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
             read_shared_frame(
                 schunk,
                 |s| known_chunk(s, nchunk),
-                |s| give_chunk_read(s, nchunk, chunk, needs_free),
+                |s| {
+                    // As c-blosc2: the chunk asked for becomes the current one (which
+                    // pre/postfilters see as their `nchunk`).
+                    // SAFETY: `asked` is the caller's live handle (checked by the read).
+                    set_current_nchunk(asked, nchunk);
+                    give_chunk_read(s, nchunk, chunk, needs_free)
+                },
             )
         }
     })
@@ -213,6 +220,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
+    let asked = schunk;
     // SAFETY: schunk is NULL or live per the API.
     let schunk = unsafe { chunk_source(schunk) };
     entry(|| {
@@ -221,7 +229,13 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
             read_shared_frame(
                 schunk,
                 |s| known_chunk(s, nchunk),
-                |s| give_chunk(s.get_lazychunk(nchunk)?, chunk, needs_free),
+                |s| {
+                    // As c-blosc2: the chunk asked for becomes the current one (which
+                    // pre/postfilters see as their `nchunk`).
+                    // SAFETY: `asked` is the caller's live handle (checked by the read).
+                    set_current_nchunk(asked, nchunk);
+                    give_chunk(s.get_lazychunk(nchunk)?, chunk, needs_free)
+                },
             )
         }
     })
@@ -311,6 +325,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
         let mut c = h.cparams;
         c.schunk = schunk.cast();
         c.blocksize = h.schunk.blocksize();
+        c.nthreads = h.context_nthreads(h.mirror.cctx);
         // SAFETY: a fresh allocation for one blosc2_cparams, written whole; the caller frees.
         unsafe {
             let p = libc::calloc(1, std::mem::size_of::<blosc2_cparams>()).cast::<blosc2_cparams>();
@@ -340,6 +355,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
         }
         let mut d = h.dparams;
         d.schunk = schunk.cast();
+        d.nthreads = h.context_nthreads(h.mirror.dctx);
         // SAFETY: as in get_cparams.
         unsafe {
             let p = libc::calloc(1, std::mem::size_of::<blosc2_dparams>()).cast::<blosc2_dparams>();

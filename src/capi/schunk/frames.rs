@@ -52,7 +52,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             return Err(Error::InvalidParam);
         }
         let len = usize::try_from(len).map_err(|_| Error::InvalidParam)?;
-        SchunkHandle::create(default_io(), |_| {
+        opened_handle(default_io(), || {
             let shared: SharedBytes = Arc::new(CBuffer { ptr: cframe, len });
             if !copy {
                 return Schunk::from_buffer(shared, false);
@@ -192,13 +192,33 @@ pub(super) unsafe fn open_c(
         let io = unsafe { udio.as_ref() }.copied().unwrap_or_else(default_io);
         // SAFETY: io is a valid copy.
         let backend: Arc<dyn Io> = unsafe { io_from_c(&io) }?;
-        let p = SchunkHandle::create(io, |_| open_with(&path, offset, backend))?;
+        let p = opened_handle(io, || open_with(&path, offset, backend))?;
         // SAFETY: just created.
         if let Some(h) = unsafe { handle_mut(p) } {
             h.offset = offset;
         }
         Ok(p)
     })
+}
+
+/// The handle of a super-chunk `open` opens from a frame. As c-blosc2's frame_to_schunk, its
+/// contexts get the global thread count (`blosc2_get_nthreads`; BLOSC_NTHREADS wins in
+/// them), which its storage shows.
+fn opened_handle(
+    io: blosc2_io,
+    open: impl FnOnce() -> Result<Schunk>,
+) -> Result<*mut blosc2_schunk> {
+    let n = crate::global::nthreads();
+    let p = SchunkHandle::create(io, |_| {
+        let mut sc = open()?;
+        sc.set_nthreads(n, n)?;
+        Ok(sc)
+    })?;
+    // SAFETY: just created.
+    if let Some(h) = unsafe { handle_mut(p) } {
+        h.show_storage_nthreads(n, n);
+    }
+    Ok(p)
 }
 
 pub(super) fn open_with(path: &Path, offset: i64, io: Arc<dyn Io>) -> Result<Schunk> {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use libc::c_void;
 
+use crate::capi::chunk::env_nthreads;
 use crate::capi::ffi::c_str;
 use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
 use crate::capi::params::{
@@ -179,16 +180,25 @@ impl SchunkHandle {
     /// super-chunk is in place).
     fn attach(&mut self) -> Result<()> {
         let at: *mut blosc2_schunk = &mut self.mirror;
+        // Every context c-blosc2 makes for a super-chunk takes BLOSC_NTHREADS.
+        if let Some(n) = env_nthreads() {
+            self.schunk.set_nthreads(n, n)?;
+        }
         self.cparams = cparams_to_c(self.schunk.cparams());
         self.cparams.schunk = at.cast();
         self.dparams = dparams_to_c(self.schunk.dparams());
         self.dparams.schunk = at.cast();
-        // A super-chunk opened from a frame has parameters without the back-pointer to this
-        // handle: user codecs and filters get it as c-blosc2 gives them the super-chunk.
-        self.schunk.adopt_owner(
-            cparams_from_c(&self.cparams).owner,
-            dparams_from_c(&self.dparams).owner,
-        )?;
+        // As c-blosc2 points a super-chunk's parameters at it whenever it makes its contexts:
+        // parameters without the back-pointer to this handle (a super-chunk opened from a
+        // frame, an array made from a b2nd context whose cparams carry codec, filter or tuner
+        // params) or with another's (a copy's source) are bound to this one, so that user
+        // codecs, filters, tuners and pre/postfilters get it.
+        if !params::bound_to(self.schunk.cparams(), self.schunk.dparams(), at.cast()) {
+            self.schunk.adopt_owner(
+                &cparams_from_c(&self.cparams),
+                &dparams_from_c(&self.dparams),
+            )?;
+        }
         self.urlpath = self
             .schunk
             .storage()
@@ -212,6 +222,9 @@ impl SchunkHandle {
         }
         self.mirror.cctx = ptr::null_mut();
         self.mirror.dctx = ptr::null_mut();
+        // The public fields first: c-blosc2's contexts are made for a super-chunk whose fields
+        // are set, which a tuner's `init` may read through its context's `schunk`.
+        self.sync();
         // As c-blosc2's blosc2_create_cctx for the super-chunk: a tuner the parameters name is
         // initialised with the new context, and the super-chunk fails to exist if it refuses.
         // The super-chunk's typesize, which BYTEDELTA with meta 0 takes (as in c-blosc2).
@@ -252,6 +265,22 @@ impl SchunkHandle {
         }
         self.sync();
         Ok(())
+    }
+
+    /// Shows `nthreads_c`/`nthreads_d` in `storage->cparams`/`storage->dparams`: c-blosc2's
+    /// storage keeps the thread counts the super-chunk was made or opened with, where its
+    /// contexts (and so the frame header and `blosc2_schunk_get_cparams`) took BLOSC_NTHREADS.
+    pub(super) fn show_storage_nthreads(&mut self, nthreads_c: i16, nthreads_d: i16) {
+        self.cparams.nthreads = nthreads_c;
+        self.dparams.nthreads = nthreads_d;
+    }
+
+    /// The thread count of `ctx`, the super-chunk's `cctx` or `dctx` (c-blosc2's
+    /// `blosc2_schunk_get_cparams`/`_dparams` report it; the global count without one).
+    pub(super) fn context_nthreads(&self, ctx: *mut blosc2_context_s) -> i16 {
+        // SAFETY: the mirror's contexts are NULL or live (ours or the client's).
+        unsafe { Context::ref_from_handle(ctx) }
+            .map_or_else(crate::global::nthreads, |c| c.cparams.nthreads)
     }
 
     /// Takes in what the client wrote into the public struct since the library last wrote it,
@@ -573,6 +602,21 @@ pub(crate) unsafe fn sync_mirror(p: *mut blosc2_schunk) {
     }
 }
 
+/// `cparams` with c-blosc2's `blosc2_schunk_new` rule for its btune plugin tuner (id 32):
+/// BTUNE_TRADEOFF set names it, and it takes no dictionary. None when neither applies.
+fn btune_from_env(cparams: &blosc2_cparams, schunk: *mut blosc2_schunk) -> Option<blosc2_cparams> {
+    const BTUNE: libc::c_int = 32;
+    let named = std::env::var_os("BTUNE_TRADEOFF").is_some();
+    if !named && cparams.tuner_id != BTUNE {
+        return None;
+    }
+    let mut c = *cparams;
+    c.tuner_id = BTUNE;
+    c.use_dict = 0;
+    c.schunk = schunk.cast();
+    Some(c)
+}
+
 /// The core storage for a `blosc2_storage *` (NULL means BLOSC2_STORAGE_DEFAULTS; NULL
 /// cparams/dparams/io mean their defaults). A urlpath ending in '/' names the same directory
 /// without it, as c-blosc2 strips it.
@@ -595,13 +639,18 @@ pub(super) unsafe fn storage_from_c_for(
         let io = default_io();
         // SAFETY: the default blosc2_io (NULL params).
         let core_io = unsafe { io_from_c(&io) }?;
-        return Ok((
-            Storage {
-                io: core_io,
-                ..Storage::default()
-            },
-            io,
-        ));
+        let mut storage = Storage {
+            io: core_io,
+            ..Storage::default()
+        };
+        if let Some(n) = env_nthreads() {
+            storage.cparams.nthreads = n;
+            storage.dparams.nthreads = n;
+        }
+        if let Some(btune) = btune_from_env(&cparams_to_c(&storage.cparams), schunk) {
+            storage.cparams = cparams_from_c(&btune);
+        }
+        return Ok((storage, io));
     };
     // SAFETY: each pointer is NULL or valid per the contract.
     let (cp, dp, io) = unsafe { (c.cparams.as_ref(), c.dparams.as_ref(), c.io.as_ref()) };
@@ -613,6 +662,15 @@ pub(super) unsafe fn storage_from_c_for(
         .copied()
         .unwrap_or_else(|| dparams_to_c(&Default::default()));
     dparams.schunk = schunk.cast();
+    // The super-chunk's contexts take BLOSC_NTHREADS (c-blosc2 makes them with
+    // blosc2_create_cctx/dctx), and its frame header records their counts from the start.
+    if let Some(n) = env_nthreads() {
+        cparams.nthreads = n;
+        dparams.nthreads = n;
+    }
+    if let Some(btune) = btune_from_env(&cparams, schunk) {
+        cparams = btune;
+    }
     let io = io.copied().unwrap_or_else(default_io);
     let urlpath = if c.urlpath.is_null() {
         None
@@ -637,7 +695,8 @@ impl SchunkHandle {
     /// The compression parameters a copy of this super-chunk gets when its storage names none:
     /// as in c-blosc2, a zeroed `blosc2_cparams` with the super-chunk's typesize, clevel, codec,
     /// dictionary flag, filters and block size (an automatic block size resolved to the last
-    /// one its compression context used); everything else, nthreads included, stays 0.
+    /// one its compression context used); everything else stays 0, nthreads too unless
+    /// BLOSC_NTHREADS is set (the copy's context takes it).
     pub(super) fn copy_cparams(&self, at: *mut blosc2_schunk) -> crate::chunk::CParams {
         let src = cparams_to_c(self.schunk.cparams());
         // SAFETY: all-zero bytes are a valid blosc2_cparams (integers, NULL pointers, None).
@@ -658,6 +717,8 @@ impl SchunkHandle {
         cp.splitmode = src.splitmode;
         cp.compcode_meta = src.compcode_meta;
         cp.schunk = at.cast();
+        // The copy's context takes BLOSC_NTHREADS (its frame header records it).
+        cp.nthreads = env_nthreads().unwrap_or(0);
         cparams_from_c(&cp)
     }
 
@@ -674,7 +735,10 @@ impl SchunkHandle {
             contiguous: true,
             urlpath,
             cparams: self.copy_cparams(ptr::null_mut()),
-            dparams: Default::default(),
+            dparams: crate::chunk::DParams {
+                nthreads: env_nthreads().unwrap_or(1),
+                ..Default::default()
+            },
             io: self.schunk.storage().io.clone(),
         }
     }

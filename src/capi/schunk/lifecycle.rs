@@ -24,12 +24,41 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
         // handle's address (the parameters' schunk back-pointer) is known.
         // SAFETY: storage is NULL or valid per the API.
         let (_, io) = unsafe { storage_from_c_for(storage, ptr::null_mut()) }?;
-        SchunkHandle::create(io, |at| {
+        let p = SchunkHandle::create(io, |at| {
             // SAFETY: as above; `at` is where the handle will live.
             let (st, _) = unsafe { storage_from_c_for(storage, at) }?;
             Schunk::new(st)
-        })
+        })?;
+        // SAFETY: storage is NULL or valid per the API; p was just created.
+        unsafe { show_caller_nthreads(p, storage, None) };
+        Ok(p)
     })
+}
+
+/// Shows in the storage of the new super-chunk `p` the thread counts the caller's `storage`
+/// names (`cparams_nthreads` when given, for a copy's cparams of its own; 1 for what it leaves
+/// NULL), which BLOSC_NTHREADS replaced in its contexts only.
+///
+/// # Safety
+/// `p` is a live handle; `storage` is NULL or valid.
+unsafe fn show_caller_nthreads(
+    p: *mut blosc2_schunk,
+    storage: *const blosc2_storage,
+    cparams_nthreads: Option<i16>,
+) {
+    // SAFETY: per the contract.
+    let s = unsafe { storage.as_ref() };
+    // SAFETY: non-NULL parameter pointers of a valid storage are valid.
+    let (c, d) = unsafe {
+        (
+            s.and_then(|s| s.cparams.as_ref()).map_or(1, |c| c.nthreads),
+            s.and_then(|s| s.dparams.as_ref()).map_or(1, |d| d.nthreads),
+        )
+    };
+    // SAFETY: per the contract.
+    if let Some(h) = unsafe { handle_mut(p) } {
+        h.show_storage_nthreads(cparams_nthreads.unwrap_or(c), d);
+    }
 }
 
 /// Copies `schunk` (chunks, metalayers and vlmetalayers) into a new super-chunk stored as
@@ -51,14 +80,18 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         // c-blosc2 keeps the source's compression parameters when the storage names none.
         // SAFETY: storage is NULL or valid per the API.
         let keep_cparams = unsafe { storage.as_ref() }.is_none_or(|s| s.cparams.is_null());
-        SchunkHandle::create(io, |at| {
+        let p = SchunkHandle::create(io, |at| {
             // SAFETY: as above.
             let (mut st, _) = unsafe { storage_from_c_for(storage, at) }?;
             if keep_cparams {
                 st.cparams = h.copy_cparams(at);
             }
             h.copy_to(st, None).map_err(|_| Error::SchunkCopy)
-        })
+        })?;
+        // c-blosc2's copy parameters of its own have no thread count.
+        // SAFETY: storage is NULL or valid per the API; p was just created.
+        unsafe { show_caller_nthreads(p, storage, keep_cparams.then_some(0)) };
+        Ok(p)
     })
 }
 
