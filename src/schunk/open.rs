@@ -64,7 +64,7 @@ impl Schunk {
         // The contexts belong to this super-chunk: BYTEDELTA with meta 0 takes its typesize.
         storage.cparams.schunk_typesize = Some(storage.cparams.typesize);
         storage.dparams.schunk_typesize = Some(storage.cparams.typesize);
-        let compressor = Compressor::new(storage.cparams.clone())?;
+        let compressor = Compressor::new(storage.compressor_cparams())?;
         let decompressor = Decompressor::new(storage.dparams.clone())?;
         Ok(Schunk {
             blocksize: storage.cparams.blocksize,
