@@ -41,10 +41,7 @@ pub struct Storage {
     pub compressor_adjust: Option<CParamsAdjust>,
 }
 
-/// A change to the parameters a super-chunk's own compressor is built from, applied each
-/// time it builds one (the C layer's: the settings c-blosc2 takes from the environment for
-/// every compression context it makes).
-pub type CParamsAdjust = Arc<dyn Fn(&mut CParams) + Send + Sync>;
+pub use crate::chunk::params::CParamsAdjust;
 
 impl Storage {
     /// The parameters the super-chunk's own compressor is built from: `cparams` as
@@ -193,6 +190,9 @@ impl Schunk {
     /// Builds its own compressors from now on with the parameters `adjust` changes (see
     /// [`Storage::compressor_adjust`]), starting with a new one now.
     pub fn set_compressor_adjust(&mut self, adjust: Option<CParamsAdjust>) -> Result<()> {
+        if let Chunks::Frame(f) = &mut self.chunks {
+            f.set_offsets_adjust(adjust.clone());
+        }
         self.storage.compressor_adjust = adjust;
         self.use_own_compressor()
     }

@@ -96,13 +96,15 @@ impl Schunk {
     }
 
     pub(super) fn create_frame(&self, backing: Backing) -> Result<Frame> {
-        Frame::create(
+        let mut frame = Frame::create(
             backing,
             self.storage.io.clone(),
             self.frame_header(),
             &self.metas,
             &self.vlmetas,
-        )
+        )?;
+        frame.set_offsets_adjust(self.storage.compressor_adjust.clone());
+        Ok(frame)
     }
 
     /// The frame header that describes this super-chunk now.
@@ -190,6 +192,8 @@ impl Schunk {
         self.flags2 = flags2;
         self.metas = metas;
         self.vlmetas = vlmetas;
+        let mut frame = frame;
+        frame.set_offsets_adjust(self.storage.compressor_adjust.clone());
         self.chunks = Chunks::Frame(frame);
     }
 
