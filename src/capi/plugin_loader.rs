@@ -93,10 +93,35 @@ fn python_libpath(name: &str) -> Option<String> {
     None
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Set by [`without_plugins`]: the search finds nothing on this thread.
+    static SEARCH_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` as on a machine where no plugin is installed: the plugin search on this thread
+/// finds nothing (for tests of what a missing plugin does, which would otherwise load one the
+/// machine has, e.g. through a `python` that imports `blosc2_btune`).
+#[cfg(test)]
+pub(crate) fn without_plugins<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SEARCH_OFF.set(self.0);
+        }
+    }
+    let _restore = Restore(SEARCH_OFF.replace(true));
+    f()
+}
+
 /// Opens `libblosc2_<name>.so` by the rules in the module documentation.
 fn open_plugin(name: &str) -> Option<*mut c_void> {
     if !valid_plugin_name(name) {
         trace("Invalid plugin name");
+        return None;
+    }
+    #[cfg(test)]
+    if SEARCH_OFF.get() {
         return None;
     }
     if let Some(handle) = open(&format!("libblosc2_{name}.so")) {
@@ -172,6 +197,15 @@ mod tests {
             assert!(!valid_plugin_name(bad), "{bad}");
             assert!(load_plugin(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn without_plugins_nothing_is_found_and_the_search_comes_back() {
+        // The switch holds on its thread only, and is undone afterwards, after a panic too.
+        assert!(without_plugins(|| open_plugin("btune").is_none()));
+        let caught = std::panic::catch_unwind(|| without_plugins(|| panic!("inside")));
+        assert!(caught.is_err());
+        assert!(!SEARCH_OFF.get());
     }
 
     #[test]

@@ -165,6 +165,11 @@ pub struct BlockInfo {
     pub tid: i32,
 }
 
+/// A change to parameters that a super-chunk's compressor and its frame's offsets chunks are
+/// built from, applied each time one is built (the C layer's: the settings c-blosc2 takes
+/// from the environment for every compression context it makes).
+pub type CParamsAdjust = Arc<dyn Fn(&mut CParams) + Send + Sync>;
+
 /// Compression parameters.
 #[derive(Clone)]
 pub struct CParams {

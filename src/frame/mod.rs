@@ -130,9 +130,23 @@ pub struct Frame {
     header: FrameHeader,
     offsets: Vec<i64>,
     trailer_len: u32,
+    /// What the offsets chunks written from now on take in their parameters (see
+    /// [`offsets::encode_with_room`]).
+    offsets_adjust: Option<crate::chunk::params::CParamsAdjust>,
 }
 
 impl Frame {
+    /// Writes the offsets chunks from now on with the parameters `adjust` changes.
+    pub fn set_offsets_adjust(&mut self, adjust: Option<crate::chunk::params::CParamsAdjust>) {
+        self.offsets_adjust = adjust;
+    }
+
+    /// The offsets chunk of `offsets`, its destination sized for `room` offsets (see
+    /// [`offsets::encode_with_room`]).
+    pub(crate) fn encode_offsets(&self, offsets: &[i64], room: usize) -> Result<Vec<u8>> {
+        offsets::encode_with_room(offsets, room, self.offsets_adjust.as_ref())
+    }
+
     /// The header fields as last read or written.
     pub fn header(&self) -> &FrameHeader {
         &self.header
@@ -357,6 +371,7 @@ impl Frame {
             header: h,
             offsets,
             trailer_len,
+            offsets_adjust: None,
         };
         let mut flags2 = 0;
         if frame.nchunks() > 0 {

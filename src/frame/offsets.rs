@@ -2,7 +2,7 @@
 //! end of the header), where a negative value stands for a special chunk stored nowhere.
 
 use crate::chunk::header::{Special, SPECIAL_MASK};
-use crate::chunk::params::NEVER_SPLIT;
+use crate::chunk::params::{CParamsAdjust, NEVER_SPLIT};
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor};
 use crate::{Error, Result};
 
@@ -52,6 +52,18 @@ pub fn chunk_offset_special(chunk: &[u8]) -> Option<Special> {
     }
 }
 
+/// The parameters c-blosc2 compresses the offsets with when it appends, inserts, updates,
+/// as `adjust` changes them (c-blosc2's context takes the environment's settings) but for the
+/// typesize, which stays 8.
+fn offsets_cparams_with(adjust: Option<&CParamsAdjust>) -> CParams {
+    let mut c = offsets_cparams();
+    if let Some(adjust) = adjust {
+        adjust(&mut c);
+        c.typesize = 8;
+    }
+    c
+}
+
 /// The parameters c-blosc2 compresses the offsets with when it appends, inserts, updates.
 fn offsets_cparams() -> CParams {
     CParams {
@@ -67,13 +79,18 @@ fn offsets_cparams() -> CParams {
 
 /// Compresses offsets into an offsets chunk.
 pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
-    encode_with_room(offsets, offsets.len())
+    encode_with_room(offsets, offsets.len(), None)
 }
 
 /// Compresses offsets into a destination sized for `room` offsets. c-blosc2 sizes it for the
 /// count before a deletion, which decides whether a chunk that does not shrink is stored as
-/// it came out of the codec or memcpyed; the bytes differ, so we size it the same way.
-pub fn encode_with_room(offsets: &[i64], room: usize) -> Result<Vec<u8>> {
+/// it came out of the codec or memcpyed; the bytes differ, so we size it the same way. The
+/// parameters are c-blosc2's as `adjust` changes them (see [`CParamsAdjust`]).
+pub fn encode_with_room(
+    offsets: &[i64],
+    room: usize,
+    adjust: Option<&CParamsAdjust>,
+) -> Result<Vec<u8>> {
     let nbytes = offsets_nbytes(offsets.len() as i64)?;
     let room_nbytes = offsets_nbytes(room.max(offsets.len()) as i64)?;
     let mut src = Vec::with_capacity(nbytes);
@@ -81,7 +98,7 @@ pub fn encode_with_room(offsets: &[i64], room: usize) -> Result<Vec<u8>> {
         src.extend_from_slice(&o.to_le_bytes());
     }
     let mut dst = vec![0u8; room_nbytes + crate::chunk::header::MAX_OVERHEAD];
-    let n = Compressor::new(offsets_cparams())?.compress(&src, &mut dst)?;
+    let n = Compressor::new(offsets_cparams_with(adjust))?.compress(&src, &mut dst)?;
     if n == 0 {
         return Err(Error::Data);
     }
@@ -90,10 +107,15 @@ pub fn encode_with_room(offsets: &[i64], room: usize) -> Result<Vec<u8>> {
 }
 
 /// The offsets chunk of `nchunks` chunks that are all special chunks of `kind` (a run-length
-/// chunk of one repeated offset, as c-blosc2's fill_special writes it).
-pub fn encode_all_special(nchunks: i64, kind: Special) -> Result<Vec<u8>> {
+/// chunk of one repeated offset, as c-blosc2's fill_special writes it), its parameters as
+/// `adjust` changes them (see [`offsets_cparams_with`]).
+pub fn encode_all_special(
+    nchunks: i64,
+    kind: Special,
+    adjust: Option<&CParamsAdjust>,
+) -> Result<Vec<u8>> {
     let nbytes = offsets_nbytes(nchunks)?;
-    let params = offsets_cparams();
+    let params = offsets_cparams_with(adjust);
     let mut dst = vec![0u8; crate::chunk::header::EXTENDED_HEADER_LENGTH + 8];
     let value = special_offset(kind).to_le_bytes();
     let n = crate::chunk::special::make(

@@ -23,6 +23,7 @@ impl Frame {
             header,
             offsets: Vec::new(),
             trailer_len: 0,
+            offsets_adjust: None,
         };
         frame.header.nbytes = 0;
         frame.header.cbytes = 0;
@@ -98,7 +99,7 @@ impl Frame {
         let off_chunk = match off_chunk {
             Some(c) => c,
             None if offsets.is_empty() => Vec::new(),
-            None => offsets::encode(&offsets)?,
+            None => self.encode_offsets(&offsets, offsets.len())?,
         };
         let tbytes = trailer::encode(vlmetas)?;
         // Without an offsets index (no chunks) the trailer follows the header right away.

@@ -224,8 +224,9 @@ impl Schunk {
         }
         let full = nitems / chunkitems;
         let leftover = nitems % chunkitems;
-        let mut params = self.storage.cparams.clone();
-        params.typesize = typesize;
+        // As c-blosc2 makes them with a context of its own: the parameters as the compressor
+        // takes them (the block size of the first is the super-chunk's from now on).
+        let params = self.storage.compressor_cparams();
         let make = |nbytes: i32| -> Result<Vec<u8>> {
             let mut c = vec![0u8; EXTENDED_HEADER_LENGTH];
             crate::chunk::special::make(&params, kind, nbytes, None, &mut c)?;
@@ -249,7 +250,11 @@ impl Schunk {
         self.nbytes = nitems * typesize as i64;
         let h = self.frame_header();
         let offsets = vec![crate::frame::offsets::special_offset(kind); nchunks as usize];
-        let off_chunk = crate::frame::offsets::encode_all_special(nchunks, kind)?;
+        let off_chunk = crate::frame::offsets::encode_all_special(
+            nchunks,
+            kind,
+            self.storage.compressor_adjust.as_ref(),
+        )?;
         if let Chunks::Frame(frame) = &mut self.chunks {
             let r = frame.commit_with(
                 h,

@@ -42,9 +42,11 @@ impl Schunk {
         self.copy_chunks(storage, as_stored)
     }
 
-    /// Whether a copy with `cparams` can take the chunks as they are stored.
+    /// Whether a copy with `cparams` can take the chunks as they are stored (made with the
+    /// compressor's parameters).
     fn copies_as_stored(&self, dst: &CParams) -> bool {
-        let src = &self.storage.cparams;
+        let compressor = self.compressor();
+        let src = compressor.params();
         src.typesize == dst.typesize
             && src.clevel == dst.clevel
             && src.compcode == dst.compcode

@@ -87,7 +87,8 @@ impl Schunk {
         sc.tuner = c.tuner.clone();
         sd.owner = d.owner.clone();
         sd.postfilter = d.postfilter.clone();
-        let (c, d) = (Compressor::new(sc.clone())?, Decompressor::new(sd.clone())?);
+        let c = Compressor::new(self.storage.compressor_cparams())?;
+        let d = Decompressor::new(self.storage.dparams.clone())?;
         self.set_compressor(c);
         self.set_decompressor(d);
         Ok(())

@@ -35,6 +35,24 @@ pub struct Storage {
     pub dparams: DParams,
     /// How files are opened (stdio by default; a user backend otherwise).
     pub io: Arc<dyn Io>,
+    /// What the owner changes in `cparams` for the compressor the super-chunk builds itself
+    /// (None: nothing). The super-chunk's parameters (`Schunk::cparams`, the frame header)
+    /// stay `cparams`.
+    pub compressor_adjust: Option<CParamsAdjust>,
+}
+
+pub use crate::chunk::params::CParamsAdjust;
+
+impl Storage {
+    /// The parameters the super-chunk's own compressor is built from: `cparams` as
+    /// `compressor_adjust` changes them.
+    pub fn compressor_cparams(&self) -> CParams {
+        let mut c = self.cparams.clone();
+        if let Some(adjust) = &self.compressor_adjust {
+            adjust(&mut c);
+        }
+        c
+    }
 }
 
 impl Default for Storage {
@@ -45,6 +63,7 @@ impl Default for Storage {
             cparams: CParams::default(),
             dparams: DParams::default(),
             io: Arc::new(FileIo),
+            compressor_adjust: None,
         }
     }
 }
@@ -164,9 +183,18 @@ impl Schunk {
     }
     /// Goes back to a compressor built from the super-chunk's parameters.
     pub fn use_own_compressor(&mut self) -> Result<()> {
-        let c = Compressor::new(self.storage.cparams.clone())?;
+        let c = Compressor::new(self.storage.compressor_cparams())?;
         self.set_compressor(c);
         Ok(())
+    }
+    /// Builds its own compressors from now on with the parameters `adjust` changes (see
+    /// [`Storage::compressor_adjust`]), starting with a new one now.
+    pub fn set_compressor_adjust(&mut self, adjust: Option<CParamsAdjust>) -> Result<()> {
+        if let Chunks::Frame(f) = &mut self.chunks {
+            f.set_offsets_adjust(adjust.clone());
+        }
+        self.storage.compressor_adjust = adjust;
+        self.use_own_compressor()
     }
     /// Goes back to a decompressor built from the super-chunk's parameters.
     pub fn use_own_decompressor(&self) -> Result<()> {

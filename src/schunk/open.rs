@@ -64,7 +64,7 @@ impl Schunk {
         // The contexts belong to this super-chunk: BYTEDELTA with meta 0 takes its typesize.
         storage.cparams.schunk_typesize = Some(storage.cparams.typesize);
         storage.dparams.schunk_typesize = Some(storage.cparams.typesize);
-        let compressor = Compressor::new(storage.cparams.clone())?;
+        let compressor = Compressor::new(storage.compressor_cparams())?;
         let decompressor = Decompressor::new(storage.dparams.clone())?;
         Ok(Schunk {
             blocksize: storage.cparams.blocksize,
@@ -96,13 +96,15 @@ impl Schunk {
     }
 
     pub(super) fn create_frame(&self, backing: Backing) -> Result<Frame> {
-        Frame::create(
+        let mut frame = Frame::create(
             backing,
             self.storage.io.clone(),
             self.frame_header(),
             &self.metas,
             &self.vlmetas,
-        )
+        )?;
+        frame.set_offsets_adjust(self.storage.compressor_adjust.clone());
+        Ok(frame)
     }
 
     /// The frame header that describes this super-chunk now.
@@ -190,6 +192,8 @@ impl Schunk {
         self.flags2 = flags2;
         self.metas = metas;
         self.vlmetas = vlmetas;
+        let mut frame = frame;
+        frame.set_offsets_adjust(self.storage.compressor_adjust.clone());
         self.chunks = Chunks::Frame(frame);
     }
 

@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::ChunkHeader;
-use crate::frame::offsets::{encode_with_room, special_offset};
+use crate::frame::offsets::special_offset;
 use crate::frame::{ChunkBytes, DataEdit, Frame, FrameHeader, Meta};
 use crate::Result;
 
@@ -336,7 +336,7 @@ impl Chunks {
             None
         } else {
             let room = offsets.len() + 1;
-            Some(encode_with_room(&offsets, room)?)
+            Some(frame.encode_offsets(&offsets, room)?)
         };
         let after = h.cbytes;
         frame.commit_with(h, commit.metas, commit.vlmetas, None, offsets, off_chunk)?;

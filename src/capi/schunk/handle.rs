@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use libc::c_void;
 
-use crate::capi::chunk::env_nthreads;
+use crate::capi::chunk::{env_nthreads, CctxEnv};
 use crate::capi::ffi::c_str;
 use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
 use crate::capi::params::{
@@ -180,9 +180,15 @@ impl SchunkHandle {
     /// super-chunk is in place).
     fn attach(&mut self) -> Result<()> {
         let at: *mut blosc2_schunk = &mut self.mirror;
-        // Every context c-blosc2 makes for a super-chunk takes BLOSC_NTHREADS.
-        if let Some(n) = env_nthreads() {
+        // Every context c-blosc2 makes for a super-chunk takes BLOSC_NTHREADS, and its
+        // compression context the other variables of blosc2_create_cctx (a super-chunk made
+        // from a storage took them there, before its first chunk).
+        let env = CctxEnv::now();
+        if let Some(n) = env.nthreads() {
             self.schunk.set_nthreads(n, n)?;
+        }
+        if self.schunk.storage().compressor_adjust.is_none() && !env.is_empty() {
+            self.schunk.set_compressor_adjust(env.compressor_adjust())?;
         }
         self.cparams = cparams_to_c(self.schunk.cparams());
         self.cparams.schunk = at.cast();
@@ -229,7 +235,9 @@ impl SchunkHandle {
         // initialised with the new context, and the super-chunk fails to exist if it refuses.
         // The super-chunk's typesize, which BYTEDELTA with meta 0 takes (as in c-blosc2).
         let schunk_ts = Some(self.schunk.cparams().typesize);
-        self.mirror.cctx = match Context::new_compress(&mut { self.cparams }, |p| {
+        let mut cctx_params = self.cparams;
+        env.apply(&mut cctx_params);
+        self.mirror.cctx = match Context::new_compress(&mut cctx_params, |p| {
             p.schunk_typesize = schunk_ts;
         }) {
             Ok(ctx) => params::boxed_with_tuner(ctx)?.into_raw(),
@@ -639,11 +647,13 @@ pub(super) unsafe fn storage_from_c_for(
         let io = default_io();
         // SAFETY: the default blosc2_io (NULL params).
         let core_io = unsafe { io_from_c(&io) }?;
+        let env = CctxEnv::now();
         let mut storage = Storage {
             io: core_io,
+            compressor_adjust: env.compressor_adjust(),
             ..Storage::default()
         };
-        if let Some(n) = env_nthreads() {
+        if let Some(n) = env.nthreads() {
             storage.cparams.nthreads = n;
             storage.dparams.nthreads = n;
         }
@@ -663,8 +673,10 @@ pub(super) unsafe fn storage_from_c_for(
         .unwrap_or_else(|| dparams_to_c(&Default::default()));
     dparams.schunk = schunk.cast();
     // The super-chunk's contexts take BLOSC_NTHREADS (c-blosc2 makes them with
-    // blosc2_create_cctx/dctx), and its frame header records their counts from the start.
-    if let Some(n) = env_nthreads() {
+    // blosc2_create_cctx/dctx), and its frame header records their counts from the start;
+    // its compressor the other variables blosc2_create_cctx reads (its parameters stay these).
+    let env = CctxEnv::now();
+    if let Some(n) = env.nthreads() {
         cparams.nthreads = n;
         dparams.nthreads = n;
     }
@@ -687,18 +699,20 @@ pub(super) unsafe fn storage_from_c_for(
         dparams: dparams_from_c(&dparams),
         // SAFETY: io is a copy of the caller's valid blosc2_io.
         io: unsafe { io_from_c(&io) }?,
+        compressor_adjust: env.compressor_adjust(),
     };
     Ok((storage, io))
 }
 
 impl SchunkHandle {
     /// The compression parameters a copy of this super-chunk gets when its storage names none:
-    /// as in c-blosc2, a zeroed `blosc2_cparams` with the super-chunk's typesize, clevel, codec,
-    /// dictionary flag, filters and block size (an automatic block size resolved to the last
-    /// one its compression context used); everything else stays 0, nthreads too unless
-    /// BLOSC_NTHREADS is set (the copy's context takes it).
+    /// as in c-blosc2, a zeroed `blosc2_cparams` with its compression context's typesize,
+    /// clevel, codec, dictionary flag, filters and block size (an automatic block size resolved
+    /// to the last one the context used): the super-chunk's, as the environment changed them
+    /// for its compressor. Everything else stays 0, nthreads too unless BLOSC_NTHREADS is set
+    /// (the copy's context takes it).
     pub(super) fn copy_cparams(&self, at: *mut blosc2_schunk) -> crate::chunk::CParams {
-        let src = cparams_to_c(self.schunk.cparams());
+        let src = cparams_to_c(self.schunk.compressor().params());
         // SAFETY: all-zero bytes are a valid blosc2_cparams (integers, NULL pointers, None).
         let mut cp: blosc2_cparams = unsafe { std::mem::zeroed() };
         cp.typesize = src.typesize;
@@ -740,6 +754,7 @@ impl SchunkHandle {
                 ..Default::default()
             },
             io: self.schunk.storage().io.clone(),
+            compressor_adjust: CctxEnv::now().compressor_adjust(),
         }
     }
 
@@ -749,7 +764,8 @@ impl SchunkHandle {
     /// super-chunk's own parameters may keep; and recompresses when there is a prefilter or a
     /// postfilter, so that they run.
     fn copies_as_stored(&self, cp: &crate::chunk::CParams) -> bool {
-        let src = self.schunk.cparams();
+        let compressor = self.schunk.compressor();
+        let src = compressor.params();
         let blocksize = if cp.blocksize == 0 {
             self.cctx_blocksize
         } else {
