@@ -1066,7 +1066,7 @@ mod tests {
             dst[..src.len()].copy_from_slice(src);
             src.len() as i32
         }
-        fn decode(&self, src: &[u8], dst: &mut [u8], _: u8, _: &DParams, _: &[u8]) -> i32 {
+        fn decode(&self, src: &[u8], dst: &mut [u8], _: u8, _: &DParams, _: &[u8], _: i32) -> i32 {
             dst[..src.len()].copy_from_slice(src);
             src.len() as i32
         }
