@@ -236,9 +236,10 @@ fn generate(root: &Path, out: &Path) {
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
         let text = untagged_structs(&tag_only_structs(&text));
         let text = with_trailing_comments(&text, &mut commented);
+        let text = with_deprecations(&text, &mut commented);
         std::fs::write(dest, text).unwrap();
     }
-    for (name, _) in TRAILING_COMMENTS {
+    for (name, _) in TRAILING_COMMENTS.iter().chain(DEPRECATED) {
         assert!(
             commented.contains(name),
             "build.rs: no header defines {name}, which TRAILING_COMMENTS lists"
@@ -287,6 +288,38 @@ fn with_trailing_comments(text: &str, found: &mut Vec<&'static str>) -> String {
                 out.push_str(&format!("  /* {comment} */"));
                 found.push(*name);
             }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Functions that c-blosc2's headers declare deprecated (compilers warn where programs call
+/// them), with the note: `B2ND_DEPRECATED(note)` (defined in b2nd-prologue.h) goes right after
+/// the `BLOSC_EXPORT` of their declaration (the doc comment stays right above `BLOSC_EXPORT`).
+const DEPRECATED: &[(&str, &str)] = &[("b2nd_copy_buffer", "Use b2nd_copy_buffer2 instead.")];
+
+/// Inserts the `DEPRECATED` markers into the declarations of `text` (`BLOSC_EXPORT` followed by
+/// the function on the same or the next line), and records in `found` the functions marked.
+fn with_deprecations(text: &str, found: &mut Vec<&'static str>) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        let rest = line.strip_prefix("BLOSC_EXPORT");
+        let declared = |name: &str| {
+            let call = format!(" {name}(");
+            rest.is_some_and(|rest| {
+                rest.contains(&call)
+                    || (rest.trim().is_empty()
+                        && lines.get(i + 1).is_some_and(|next| next.contains(&call)))
+            })
+        };
+        match (rest, DEPRECATED.iter().find(|(n, _)| declared(n))) {
+            (Some(rest), Some((name, note))) => {
+                out.push_str(&format!("BLOSC_EXPORT B2ND_DEPRECATED(\"{note}\"){rest}"));
+                found.push(*name);
+            }
+            _ => out.push_str(line),
         }
         out.push('\n');
     }

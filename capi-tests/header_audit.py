@@ -13,7 +13,8 @@ BLOSC1_COMPAT (the c-blosc 1.x aliases). In each of these 8 configurations:
                 object-like macros with the same replacement text (whitespace aside);
                 function-like macros with the same parameters (their bodies are our own)
   declarations  castxml's view of the same file: every function (return type, parameter
-                types, linkage: a C++ mangled name means a missing extern "C", static/inline),
+                types, linkage: a C++ mangled name means a missing extern "C", static/inline,
+                attributes such as deprecated, with its note),
                 variable (type, initializer), typedef, struct/union (size, alignment, fields
                 with types and offsets) and enumeration (each enumerator's value, and which
                 enumerators share an enum) declared in the headers' directory
@@ -185,6 +186,10 @@ class Decls:
     def describe(self, e):
         tag, name = e.tag, e.get("name")
         flags = "".join(f" {k}" for k in ("static", "inline", "extern") if e.get(k) == "1")
+        if e.get("attributes"):
+            flags += f" attributes({e.get('attributes')})"
+        if e.get("deprecation") is not None:
+            flags += f" deprecated({e.get('deprecation')!r})"
         if e.get("mangled"):  # castxml gives C++-linkage functions their mangled name only
             flags += " C++-linkage"
         if tag == "Function":

@@ -133,7 +133,7 @@ int b2nd_deserialize_meta(const uint8_t *smeta,
  * most 255; see `b2nd_copy_buffer2` for larger). Returns 0, or a negative code
  * (BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_PARAM for a region outside either buffer).
  */
-BLOSC_EXPORT
+BLOSC_EXPORT B2ND_DEPRECATED("Use b2nd_copy_buffer2 instead.")
 int b2nd_copy_buffer(int8_t ndim,
                      uint8_t itemsize,
                      const void *src,
