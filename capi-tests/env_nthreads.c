@@ -80,7 +80,7 @@ static void file_line(const char *what, const char *path) { file_line_of(what, p
 
 /* A sparse frame: its index file as a frame, then a digest over the chunk files in order. */
 static void sframe_lines(const char *what, const char *path) {
-  char p[512];
+  char p[544]; /* path (512) and a file name */
   snprintf(p, sizeof p, "%s/chunks.b2frame", path);
   file_line(what, p);
   uint64_t h = 0;

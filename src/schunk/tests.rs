@@ -399,3 +399,43 @@ fn list_chunks_reuse_kept_buffers_with_the_right_bytes() {
         assert_eq!(sc.nbytes(), 4 * 4 * n as i64);
     }
 }
+
+/// The owner's adjustment reaches the chunks the super-chunk compresses (given at creation or
+/// set later), not its parameters or its frame header.
+#[test]
+fn compressor_adjust_changes_the_chunks_not_the_parameters() {
+    let adjust: CParamsAdjust = Arc::new(|c: &mut CParams| {
+        c.clevel = 9;
+        c.compcode = crate::codecs::ZLIB;
+    });
+    let mut plain = Schunk::new(storage(true)).unwrap();
+    let mut adjusted = Schunk::new(Storage {
+        compressor_adjust: Some(adjust.clone()),
+        ..storage(true)
+    })
+    .unwrap();
+    let mut opened_then_adjusted = Schunk::new(storage(true)).unwrap();
+    opened_then_adjusted
+        .set_compressor_adjust(Some(adjust))
+        .unwrap();
+    for sc in [&mut plain, &mut adjusted, &mut opened_then_adjusted] {
+        sc.append_buffer(&data(5000, 1)).unwrap();
+        sc.append_buffer(&data(5000, 2)).unwrap();
+        assert_eq!(sc.cparams().clevel, 5);
+        assert_eq!(sc.cparams().compcode, crate::codecs::BLOSCLZ);
+        assert_eq!(sc.decompress_chunk_vec(1).unwrap(), data(5000, 2));
+    }
+    // The chunk header's codec format: BLOSCLZ's (0) for the plain one, ZLIB's (3) adjusted.
+    let codec = |sc: &Schunk| (sc.get_chunk(0).unwrap()[2] >> 5) & 7;
+    assert_eq!(codec(&plain), 0);
+    assert_eq!(codec(&adjusted), crate::codecs::ZLIB_FORMAT);
+    assert_eq!(codec(&opened_then_adjusted), crate::codecs::ZLIB_FORMAT);
+    let (p, a) = (plain.frame().unwrap(), adjusted.frame().unwrap());
+    assert_eq!(p.header().compcode, a.header().compcode);
+    assert_eq!(p.header().clevel, a.header().clevel);
+    assert_ne!(plain.get_chunk(0).unwrap(), adjusted.get_chunk(0).unwrap());
+    assert_eq!(
+        adjusted.get_chunk(1).unwrap(),
+        opened_then_adjusted.get_chunk(1).unwrap()
+    );
+}
