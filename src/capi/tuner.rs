@@ -57,7 +57,7 @@ const USER_REGISTERED_START: c_int = 160;
 /// c-blosc2 keeps at most this many tuners, its own `btune` entry included.
 const MAX_ENTRIES: usize = u8::MAX as usize;
 /// The plugin c-blosc2 registers at init (BLOSC_BTUNE), with no callbacks of its own.
-const BTUNE: c_int = 32;
+pub(crate) const BTUNE: c_int = 32;
 
 /// A registered tuner: the callbacks we call (see the module documentation for the others).
 #[derive(Clone, Copy)]
