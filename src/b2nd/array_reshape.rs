@@ -503,14 +503,17 @@ fn zero_cut_items(
             continue;
         }
         for_each_block(old, coords, &start, &cstop, |p| {
-            let ndim = p.start.len();
-            let shape: Vec<i64> = (0..ndim).map(|i| p.stop[i] - p.start[i]).collect();
-            for_each_index(&shape, |rel| {
-                let item: i64 = (0..ndim)
+            // Row by row: the items along the last dimension are contiguous in a block.
+            let last = p.start.len() - 1;
+            let outer: Vec<i64> = (0..last).map(|i| p.stop[i] - p.start[i]).collect();
+            let row = (p.stop[last] - p.start[last]) as usize * ts;
+            for_each_index(&outer, |rel| {
+                let item: i64 = (0..last)
                     .map(|i| (p.start[i] - p.block_origin[i] + rel[i]) * item_strides[i])
-                    .sum();
+                    .sum::<i64>()
+                    + (p.start[last] - p.block_origin[last]) * item_strides[last];
                 let at = p.nblock * bn + item as usize * ts;
-                let cut = data.get_mut(at..at + ts).ok_or(Error::Data)?;
+                let cut = data.get_mut(at..at + row).ok_or(Error::Data)?;
                 if cut.iter().any(|&b| b != 0) {
                     cut.fill(0);
                     changed = true;
