@@ -121,8 +121,11 @@ impl<S: ChunkStore> Array<S> {
             }
             let nchunk = ravel(coords, &grid);
             self.read_chunk(nchunk, None, &mut data)?;
-            zero_cut_items(&old, &geom.shape, &cut_dims, coords, &mut data)?;
-            self.store.update_chunk_data(nchunk, &data)?;
+            // Cut items that are zeros already (an array filled only up to where it is cut,
+            // as python-blosc2's filters leave theirs) need no recompression of the chunk.
+            if zero_cut_items(&old, &geom.shape, &cut_dims, coords, &mut data)? {
+                self.store.update_chunk_data(nchunk, &data)?;
+            }
             Ok(())
         })
     }
@@ -483,14 +486,15 @@ impl<S: ChunkStore> Array<S> {
 }
 
 /// Zeroes, in the data of chunk `coords` (of geometry `old`), the items inside `old`'s shape
-/// that a shrink to `new_shape` along `cut_dims` cut off.
+/// that a shrink to `new_shape` along `cut_dims` cut off; says whether any of them was not zero.
 fn zero_cut_items(
     old: &Geometry,
     new_shape: &[i64],
     cut_dims: &[usize],
     coords: &[i64],
     data: &mut [u8],
-) -> Result<()> {
+) -> Result<bool> {
+    let mut changed = false;
     let (cstart, cstop) = old.chunk_region(coords);
     let (ts, bn) = (old.typesize, old.block_nbytes());
     let item_strides = strides(&old.blockshape);
@@ -501,17 +505,56 @@ fn zero_cut_items(
             continue;
         }
         for_each_block(old, coords, &start, &cstop, |p| {
-            let ndim = p.start.len();
-            let shape: Vec<i64> = (0..ndim).map(|i| p.stop[i] - p.start[i]).collect();
-            for_each_index(&shape, |rel| {
-                let item: i64 = (0..ndim)
+            // Row by row: the items along the last dimension are contiguous in a block.
+            let last = p.start.len() - 1;
+            let outer: Vec<i64> = (0..last).map(|i| p.stop[i] - p.start[i]).collect();
+            let row = (p.stop[last] - p.start[last]) as usize * ts;
+            for_each_index(&outer, |rel| {
+                let item: i64 = (0..last)
                     .map(|i| (p.start[i] - p.block_origin[i] + rel[i]) * item_strides[i])
-                    .sum();
+                    .sum::<i64>()
+                    + (p.start[last] - p.block_origin[last]) * item_strides[last];
                 let at = p.nblock * bn + item as usize * ts;
-                data.get_mut(at..at + ts).ok_or(Error::Data)?.fill(0);
+                let cut = data.get_mut(at..at + row).ok_or(Error::Data)?;
+                if cut.iter().any(|&b| b != 0) {
+                    cut.fill(0);
+                    changed = true;
+                }
                 Ok(())
             })
         })?;
     }
-    Ok(())
+    Ok(changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_items_are_zeroed_and_reported_only_when_some_were_not_zero() {
+        // A 10 x 6 array of u16 in one 12 x 8 chunk of 4 x 4 blocks (padding included), cut
+        // to 7 rows: rows 7..10 of the 6 columns are the cut items.
+        let old = Geometry::new(&[10, 6], &[12, 8], &[4, 4], 2).unwrap();
+        let new_shape = [7, 6];
+        let (ts, bn) = (2, old.block_nbytes());
+        let at = |r: usize, c: usize| ((r / 4) * 2 + c / 4) * bn + ((r % 4) * 4 + c % 4) * ts;
+        let n = old.chunk_nbytes();
+        let mut data = vec![0u8; n];
+        // Kept items and padding hold values; the cut items are zero.
+        for r in 0..12 {
+            for c in 0..8 {
+                if !((7..10).contains(&r) && c < 6) {
+                    data[at(r, c)] = 1 + (r * 8 + c) as u8;
+                }
+            }
+        }
+        let before = data.clone();
+        assert!(!zero_cut_items(&old, &new_shape, &[0], &[0, 0], &mut data).unwrap());
+        assert_eq!(data, before);
+        // One cut item holding a value: all cut items zero afterwards, nothing else touched.
+        data[at(8, 5) + 1] = 7;
+        assert!(zero_cut_items(&old, &new_shape, &[0], &[0, 0], &mut data).unwrap());
+        assert_eq!(data, before);
+    }
 }
