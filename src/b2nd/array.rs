@@ -191,8 +191,25 @@ impl<S: ChunkStore> Array<S> {
         })
     }
 
+    /// Runs `f` on an array that the current call created and has not handed to anyone yet
+    /// (such as a copy being filled): a file it is stored in is written as one being built,
+    /// in plain single writes; every change after `f` returns is kill-safe again (see
+    /// [`crate::schunk::Schunk::building`], docs/CRASH-SAFETY.md). Calls nest.
+    pub fn building<R>(&mut self, f: impl FnOnce(&mut Self) -> Result<R>) -> Result<R> {
+        let was = self.store.set_building(true);
+        let r = f(self);
+        self.store.set_building(was);
+        r
+    }
+
     fn new_filled(params: &Params<S::Options>, fill: Fill) -> Result<Self> {
         let mut a = Self::without_chunks(params)?;
+        a.building(|a| a.fill(fill))?;
+        Ok(a)
+    }
+
+    fn fill(&mut self, fill: Fill) -> Result<()> {
+        let a = self;
         let nchunks = if a.geom.nitems == 0 {
             0
         } else {
@@ -214,7 +231,7 @@ impl<S: ChunkStore> Array<S> {
                 }
             }
         }
-        Ok(a)
+        Ok(())
     }
 
     /// An array of zeros (`b2nd_empty` fills with zeros too, to keep ratios stable).
@@ -244,7 +261,7 @@ impl<S: ChunkStore> Array<S> {
     /// An array holding `buffer`, a C-order buffer of the params' shape.
     pub fn from_cbuffer(params: &Params<S::Options>, buffer: &[u8]) -> Result<Self> {
         let mut a = Self::empty(params)?;
-        a.set_cbuffer(buffer)?;
+        a.building(|a| a.set_cbuffer(buffer))?;
         Ok(a)
     }
 

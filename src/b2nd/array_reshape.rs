@@ -308,6 +308,12 @@ impl<S: ChunkStore> Array<S> {
         if out.geom.typesize != self.geom.typesize {
             return Err(Error::InvalidParam);
         }
+        out.building(|out| self.fill_copy(out))?;
+        Ok(out)
+    }
+
+    /// The chunks and vlmetalayers of [`Array::copy`], into `out` (just made, without chunks).
+    fn fill_copy<T: ChunkStore>(&self, out: &mut Array<T>) -> Result<()> {
         let same_layout = out.geom.chunkshape == self.geom.chunkshape
             && out.geom.blockshape == self.geom.blockshape;
         let nchunks = if self.geom.nitems == 0 {
@@ -337,8 +343,7 @@ impl<S: ChunkStore> Array<S> {
             )?;
             out.copy_region_from(self, &vec![0; self.ndim()])?;
         }
-        self.copy_vlmetas_to(&mut out)?;
-        Ok(out)
+        self.copy_vlmetas_to(out)
     }
 
     /// Adds this array's vlmetalayers to `out` (as a copy gets them).

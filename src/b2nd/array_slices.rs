@@ -286,7 +286,7 @@ impl<S: ChunkStore> Array<S> {
         let mut params = params.clone();
         params.shape = self.slice_shape(start, stop)?;
         let mut out = Array::<T>::empty(&params)?;
-        out.fill_from(self, start)?;
+        out.building(|out| out.fill_from(self, start))?;
         Ok(out)
     }
 

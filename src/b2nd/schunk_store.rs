@@ -19,6 +19,10 @@ impl ChunkStore for Schunk {
     /// Where the super-chunk lives (its `cparams`/`dparams` are replaced by `create`'s).
     type Options = Storage;
 
+    fn set_building(&mut self, on: bool) -> bool {
+        Schunk::set_building(self, on)
+    }
+
     fn create(cparams: CParams, dparams: DParams, options: &Storage) -> Result<Self> {
         Schunk::new(Storage {
             cparams,

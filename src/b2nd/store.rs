@@ -95,6 +95,13 @@ pub trait ChunkStore: Sized + Sync {
     /// Adds vlmetalayer `name` holding `content` (stored compressed).
     fn vlmeta_add(&mut self, name: &str, content: &[u8]) -> Result<()>;
 
+    /// Marks the store as being built by the call that created it, or done; returns the
+    /// previous mark (see [`crate::schunk::Schunk::building`]). Stores that are not files keep
+    /// nothing to protect: the default ignores it.
+    fn set_building(&mut self, _on: bool) -> bool {
+        false
+    }
+
     /// Holds the store's cross-process lock until the guard goes (exclusive: for a change),
     /// so that other handles see several chunk changes as one, and do not change the store
     /// under a read. Stores no one else shares hold nothing.

@@ -133,9 +133,22 @@ pub struct Frame {
     /// What the offsets chunks written from now on take in their parameters (see
     /// [`offsets::encode_with_room`]).
     offsets_adjust: Option<crate::chunk::params::CParamsAdjust>,
+    /// Whether the frame is being built by the call that created it (see
+    /// [`Frame::set_building`]): changes are written straight, not in the kill-safe order.
+    building: bool,
 }
 
 impl Frame {
+    /// Marks the frame as being built (`true`) by the call that created its file, or done
+    /// (`false`); returns the previous mark. While built, nothing in the file has been
+    /// acknowledged to anyone (c-blosc2 itself creates or truncates such a file), so every
+    /// change is written straight, in plain single writes, as in memory; once done, every
+    /// later change goes through the kill-safe order again (docs/CRASH-SAFETY.md, "A file
+    /// being created"). The bytes are the same either way.
+    pub(crate) fn set_building(&mut self, on: bool) -> bool {
+        std::mem::replace(&mut self.building, on)
+    }
+
     /// Writes the offsets chunks from now on with the parameters `adjust` changes.
     pub fn set_offsets_adjust(&mut self, adjust: Option<crate::chunk::params::CParamsAdjust>) {
         self.offsets_adjust = adjust;
@@ -372,6 +385,7 @@ impl Frame {
             offsets,
             trailer_len,
             offsets_adjust: None,
+            building: false,
         };
         let mut flags2 = 0;
         if frame.nchunks() > 0 {

@@ -24,6 +24,7 @@ impl Frame {
             offsets: Vec::new(),
             trailer_len: 0,
             offsets_adjust: None,
+            building: false,
         };
         frame.header.nbytes = 0;
         frame.header.cbytes = 0;
@@ -115,10 +116,10 @@ impl Frame {
             .copy_from_slice(&frame_len.to_be_bytes());
 
         let io = self.io.clone();
-        // A frame just made (nothing acknowledged in it yet) and frames in memory are written
-        // straight; frames in files in an order that survives the writer being killed at any
-        // point (docs/CRASH-SAFETY.md).
-        let fresh = self.trailer_len == 0;
+        // A frame just made or being built by the call that created it (nothing acknowledged
+        // in it yet) and frames in memory are written straight; frames in files in an order
+        // that survives the writer being killed at any point (docs/CRASH-SAFETY.md).
+        let fresh = self.trailer_len == 0 || self.building;
         let old = Sizes::of(&self.header);
         let chunk_in_use = self.is_sparse() && edit.is_some_and(|e| self.offsets.contains(&e.at));
         match &mut self.backing {

@@ -87,7 +87,14 @@ impl Schunk {
         self.copy_into(out, as_stored)
     }
 
+    /// Fills `out`, a super-chunk just created for the copy, as a file being built (see
+    /// [`Schunk::building`]).
     fn copy_into(&self, mut out: Schunk, as_stored: bool) -> Result<Schunk> {
+        out.building(|out| self.fill_copy(out, as_stored))?;
+        Ok(out)
+    }
+
+    fn fill_copy(&self, out: &mut Schunk, as_stored: bool) -> Result<()> {
         for m in &self.metas {
             out.meta_add(&m.name, &m.content)?;
         }
@@ -104,7 +111,7 @@ impl Schunk {
             // As c-blosc2 does: decompressed, then added again with the default parameters.
             out.vlmeta_add(&m.name, &self.vlmeta_get(&m.name)?, None)?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Appends the chunks of `src` as they are stored to this super-chunk, an empty contiguous

@@ -281,6 +281,28 @@ impl Schunk {
         }
     }
 
+    /// Runs `f` on a super-chunk that the current call created (its file made or truncated
+    /// by this call) and has not handed to anyone yet, such as a copy being filled: its frame
+    /// is written straight, in plain single writes, with the bytes of the kill-safe order but
+    /// none of its extra writes, since nothing in the file has been acknowledged yet. Every
+    /// change after `f` returns is kill-safe again (docs/CRASH-SAFETY.md, "A file being
+    /// created"). Calls nest.
+    pub fn building<R>(&mut self, f: impl FnOnce(&mut Schunk) -> Result<R>) -> Result<R> {
+        let was = self.set_building(true);
+        let r = f(self);
+        self.set_building(was);
+        r
+    }
+
+    /// Sets whether the frame is being built (see [`Schunk::building`]); returns the previous
+    /// setting (false without a frame).
+    pub(crate) fn set_building(&mut self, on: bool) -> bool {
+        match &mut self.chunks {
+            Chunks::Frame(f) => f.set_building(on),
+            Chunks::List(_) => false,
+        }
+    }
+
     /// The frame behind the super-chunk, if any (none for a plain in-memory list of chunks).
     pub fn frame(&self) -> Option<&Frame> {
         self.chunks.frame()

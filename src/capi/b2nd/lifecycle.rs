@@ -116,7 +116,9 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
         let written = usize::try_from(buffersize)
             .map_err(|_| Error::InvalidParam)
             .and_then(|len| unsafe { in_slice(buffer.cast::<u8>(), len) })
-            .and_then(|data| unsafe { with_array(a, |arr| arr.set_cbuffer(data)) });
+            .and_then(|data| unsafe {
+                with_array(a, |arr| arr.building(|arr| arr.set_cbuffer(data)))
+            });
         if written.is_err() {
             // SAFETY: the array made above, not handed out: freed and withdrawn.
             unsafe {

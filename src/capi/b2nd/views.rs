@@ -50,7 +50,9 @@ pub unsafe extern "C" fn b2nd_get_slice(
             // As c-blosc2: an empty array first, then the region written into it through its
             // super-chunk, which codecs, filters and tuners get in their parameters.
             let fresh = into_c(Array::empty(&params)?)?;
-            let filled = with_array(fresh, |out| with_array(src, |a| out.fill_from(a, start)));
+            let filled = with_array(fresh, |out| {
+                with_array(src, |a| out.building(|out| out.fill_from(a, start)))
+            });
             if let Err(e) = filled {
                 b2nd_free(fresh);
                 return Err(e);
@@ -100,8 +102,10 @@ pub unsafe extern "C" fn b2nd_copy(
             let fresh = into_c(Array::empty(&params)?)?;
             let filled = with_array(fresh, |out| {
                 with_array(src, |a| {
-                    out.fill_from(a, &vec![0; a.ndim()])?;
-                    a.copy_vlmetas_to(out)
+                    out.building(|out| {
+                        out.fill_from(a, &vec![0; a.ndim()])?;
+                        a.copy_vlmetas_to(out)
+                    })
                 })
             });
             if let Err(e) = filled {
@@ -148,7 +152,9 @@ pub unsafe extern "C" fn b2nd_concatenate(
                 if rc < 0 {
                     return Ok(rc);
                 }
-                let joined = with_array(src2, |b| with_array(fresh, |a| a.concatenate(b, axis)));
+                let joined = with_array(src2, |b| {
+                    with_array(fresh, |a| a.building(|a| a.concatenate(b, axis)))
+                });
                 if let Err(e) = joined {
                     b2nd_free(fresh);
                     return Err(e);
