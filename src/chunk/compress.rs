@@ -659,10 +659,14 @@ fn kept_bytes(len: usize, raw: &[RawCopy]) -> Option<usize> {
 /// in a compact copy (see [`compact_block`]) rather than in its block buffer of `need` bytes:
 /// always when they are at most 1/[`COMPACT_FRACTION`] of the buffer; otherwise when the
 /// compact copies waiting, with this one, stay within [`COMPACT_BUDGET_PER_THREAD`] block
-/// buffers' worth per thread (`nthreads`).
+/// buffers' worth per thread (`nthreads`) and [`COMPACT_BUDGET_MAX`] bytes, for blocks of
+/// at most `COMPACT_BUDGET_MAX / 2` bytes.
 fn compacts(kept: usize, need: usize, compact_waiting: usize, nthreads: usize) -> bool {
-    let budget = need.saturating_mul(COMPACT_BUDGET_PER_THREAD.saturating_mul(nthreads));
-    kept.saturating_mul(COMPACT_FRACTION) <= need || compact_waiting.saturating_add(kept) <= budget
+    let budget = need
+        .saturating_mul(COMPACT_BUDGET_PER_THREAD.saturating_mul(nthreads))
+        .min(COMPACT_BUDGET_MAX);
+    kept.saturating_mul(COMPACT_FRACTION) <= need
+        || need <= COMPACT_BUDGET_MAX / 2 && compact_waiting.saturating_add(kept) <= budget
 }
 
 /// The bytes of compact copies that may wait for their turn, in block buffers (beyond the
@@ -678,6 +682,14 @@ fn compacts(kept: usize, need: usize, compact_waiting: usize, nthreads: usize) -
 /// against c-blosc2's 3.4); 2 per thread, 3.3. c-blosc2's threads each hold several block-sized
 /// buffers of their own.
 const COMPACT_BUDGET_PER_THREAD: usize = 2;
+
+/// The most bytes of compact copies that may wait (see [`COMPACT_BUDGET_PER_THREAD`]), and
+/// twice the largest block buffer whose blocks are copied so: the waits cost most with small
+/// blocks (a wake-up is a larger part of a block's time), which this lets run several blocks
+/// ahead, while large blocks' copies added to the peak memory (2 MB more for 4 MiB zstd-1 f64
+/// chunks on 2 threads, 1.23x c-blosc2's peak RSS; with this cap alone, up to 1.12x in other
+/// rows of bench/matrix.sh, against 1.05x without the copies).
+const COMPACT_BUDGET_MAX: usize = 256 << 10;
 
 /// The bytes of a block compressed into `buf` (`len` bytes at `BLOCK_OUT_OFFSET`) between its
 /// raw streams `raw`, one after another (None when `raw` does not fit in `len`). A block of
@@ -1240,6 +1252,12 @@ mod tests {
         assert!(compacts(1000, 1599, 4 * 1599 - 1000, 2));
         assert!(!compacts(1000, 1599, 4 * 1599 - 999, 2));
         assert!(!compacts(usize::MAX, 1599, 0, 2));
+        // At most COMPACT_BUDGET_MAX bytes of them, and only for blocks of half that or less.
+        let big = COMPACT_BUDGET_MAX / 2;
+        let kept = big / 16;
+        assert!(compacts(kept, big, COMPACT_BUDGET_MAX - kept, 2));
+        assert!(!compacts(kept, big, COMPACT_BUDGET_MAX - kept + 1, 2));
+        assert!(!compacts(kept, big + 1, 0, 2));
         let compact = compact_block(&buf, len, &raw).unwrap();
         assert_eq!(compact.len(), 50);
         let mut copied = [[0u8; 100]; 2];
