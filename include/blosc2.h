@@ -616,14 +616,16 @@ extern "C" {
 BLOSC_EXPORT void blosc2_init(void);
 
 /**
- * Marks the library uninitialised (the global settings keep their values, as in c-blosc2).
- * Contexts and super-chunks the program still holds stay valid and must still be freed by the
+ * Marks the library uninitialised (the global settings keep their values, as in c-blosc2) and
+ * lets the threads kept for the global thread count end. Contexts and super-chunks the program still holds stay valid and must still be freed by the
  * program; a later `blosc2_init` starts the tuner registry over.
  */
-BLOSC_EXPORT void blosc2_destroy(void);
+BLOSC_EXPORT
+void blosc2_destroy(void);
 
 /**
- * Nothing is cached between calls outside contexts, so there is nothing to free.
+ * Lets the worker threads kept for the global thread count (see `blosc2_set_nthreads`) end once
+ * no context uses them; the next call of the global API starts them again. Returns 0.
  */
 BLOSC_EXPORT int blosc2_free_resources(void);
 
@@ -669,8 +671,10 @@ BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, c
 BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
 
 /**
- * Sets the number of threads the global compression functions use (`nthreads` >= 1). Returns the
- * previous number, or BLOSC2_ERROR_INVALID_PARAM for `nthreads` <= 0.
+ * Sets the number of threads the global compression functions use (`nthreads` >= 1) and starts
+ * them: they are kept between calls until `blosc2_free_resources` or `blosc2_destroy`. Returns the
+ * previous number, BLOSC2_ERROR_INVALID_PARAM for `nthreads` <= 0, or
+ * BLOSC2_ERROR_THREAD_CREATE when the threads cannot start (the setting unchanged).
  */
 BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
 

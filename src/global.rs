@@ -67,9 +67,23 @@ pub fn init() {
     with(|s| s.initialized = true);
 }
 
-/// Marks the library uninitialised; the settings keep their values, as in c-blosc2.
+/// Marks the library uninitialised and lets the threads of the global thread count end; the
+/// settings keep their values, as in c-blosc2.
 pub fn destroy() {
     with(|s| s.initialized = false);
+    free_resources();
+}
+
+/// Lets the threads kept for the global thread count end (`blosc2_free_resources`); the next
+/// call of the global API starts them again.
+pub fn free_resources() {
+    crate::chunk::release_kept_pool();
+}
+
+/// Keeps the threads of the global thread count alive between calls of the global API, as
+/// c-blosc2's global context does (the global functions call this before each job).
+pub fn keep_threads() -> Result<()> {
+    crate::chunk::keep_pool(nthreads())
 }
 
 /// The number of threads (`blosc2_get_nthreads`).
@@ -77,11 +91,14 @@ pub fn nthreads() -> i16 {
     with(|s| s.nthreads)
 }
 
-/// Sets the number of threads; returns the previous one.
+/// Sets the number of threads and starts them (they are kept between calls, see
+/// [`keep_threads`]); returns the previous number. Fails with `ThreadCreate`, the setting
+/// unchanged, when the threads cannot start.
 pub fn set_nthreads(nthreads: i16) -> Result<i16> {
     if nthreads <= 0 {
         return Err(Error::InvalidParam);
     }
+    crate::chunk::keep_pool(nthreads)?;
     Ok(with(|s| std::mem::replace(&mut s.nthreads, nthreads)))
 }
 
@@ -146,6 +163,41 @@ pub fn set_delta(delta: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The threads of the global thread count outlive the contexts that use them, until
+    /// free_resources or destroy (or another count), and the global API starts them again.
+    #[test]
+    fn the_global_thread_count_keeps_its_threads() {
+        let _state = TEST_STATE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // An unusual count, so that no other test holds a pool of this size.
+        const N: i16 = 13;
+        let holders = || {
+            let pool = crate::chunk::make_pool(N).unwrap().unwrap();
+            std::sync::Arc::strong_count(&pool) - 1
+        };
+        let before = set_nthreads(N).unwrap();
+        assert_eq!(holders(), 1, "set_nthreads keeps the pool");
+        // A context made and dropped finds the same pool and leaves it running.
+        let c = crate::chunk::Compressor::new(crate::chunk::CParams {
+            nthreads: N,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(holders(), 2);
+        drop(c);
+        assert_eq!(holders(), 1);
+        free_resources();
+        assert_eq!(holders(), 0);
+        keep_threads().unwrap();
+        assert_eq!(holders(), 1, "the global API keeps them again");
+        destroy();
+        assert_eq!(holders(), 0);
+        init();
+        keep_threads().unwrap();
+        assert_eq!(set_nthreads(1), Ok(N));
+        assert_eq!(holders(), 0, "another count lets them end");
+        set_nthreads(before).unwrap();
+    }
 
     /// One test touches the process-wide state so that parallel tests cannot interfere.
     #[test]

@@ -60,18 +60,22 @@ pub(crate) fn init_library() {
     global::init();
 }
 
-/// Marks the library uninitialised (the global settings keep their values, as in c-blosc2).
-/// Contexts and super-chunks the program still holds stay valid and must still be freed by the
+/// Marks the library uninitialised (the global settings keep their values, as in c-blosc2) and
+/// lets the threads kept for the global thread count end. Contexts and super-chunks the program still holds stay valid and must still be freed by the
 /// program; a later `blosc2_init` starts the tuner registry over.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_destroy() {
     guard((), global::destroy)
 }
 
-/// Nothing is cached between calls outside contexts, so there is nothing to free.
+/// Lets the worker threads kept for the global thread count (see `blosc2_set_nthreads`) end once
+/// no context uses them; the next call of the global API starts them again. Returns 0.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_free_resources() -> c_int {
-    0
+    guard(0, || {
+        global::free_resources();
+        0
+    })
 }
 
 /// The version of the c-blosc2 API this library implements ("3.3.5"). The string is static: do
@@ -205,8 +209,10 @@ pub unsafe extern "C" fn blosc2_get_nthreads() -> i16 {
     guard(1, global::nthreads)
 }
 
-/// Sets the number of threads the global compression functions use (`nthreads` >= 1). Returns the
-/// previous number, or BLOSC2_ERROR_INVALID_PARAM for `nthreads` <= 0.
+/// Sets the number of threads the global compression functions use (`nthreads` >= 1) and starts
+/// them: they are kept between calls until `blosc2_free_resources` or `blosc2_destroy`. Returns the
+/// previous number, BLOSC2_ERROR_INVALID_PARAM for `nthreads` <= 0, or
+/// BLOSC2_ERROR_THREAD_CREATE when the threads cannot start (the setting unchanged).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
     entry(|| global::set_nthreads(nthreads))

@@ -649,20 +649,57 @@ impl Copy<'_> {
 /// with its buffer (see [`compact_block`]).
 const COMPACT_FRACTION: usize = 32;
 
+/// The bytes a block compressed into `len` bytes keeps between its raw streams `raw`: what
+/// [`compact_block`] copies.
+fn kept_bytes(len: usize, raw: &[RawCopy]) -> Option<usize> {
+    len.checked_sub(raw.iter().map(|c| c.len).sum())
+}
+
+/// Whether a finished block that keeps `kept` bytes between its raw streams waits for its turn
+/// in a compact copy (see [`compact_block`]) rather than in its block buffer of `need` bytes:
+/// always when they are at most 1/[`COMPACT_FRACTION`] of the buffer; otherwise when the
+/// compact copies waiting, with this one, stay within [`COMPACT_BUDGET_PER_THREAD`] block
+/// buffers' worth per thread (`nthreads`) and [`COMPACT_BUDGET_MAX`] bytes, for blocks of
+/// at most `COMPACT_BUDGET_MAX / 2` bytes.
+fn compacts(kept: usize, need: usize, compact_waiting: usize, nthreads: usize) -> bool {
+    let budget = need
+        .saturating_mul(COMPACT_BUDGET_PER_THREAD.saturating_mul(nthreads))
+        .min(COMPACT_BUDGET_MAX);
+    kept.saturating_mul(COMPACT_FRACTION) <= need
+        || need <= COMPACT_BUDGET_MAX / 2 && compact_waiting.saturating_add(kept) <= budget
+}
+
+/// The bytes of compact copies that may wait for their turn, in block buffers (beyond the
+/// small ones of mostly raw blocks). A block that waited in its buffer took one of the buffers
+/// the threads may hold, and a thread that ran ahead of a slower one then waited for the slower
+/// block (spinning, then sleeping), either with its next block finished or for a buffer to
+/// compress it into: python-blosc2's expressions, which compress each result chunk on 2 threads,
+/// slept 5 times as often as on c-blosc2 (which writes blocks in the order they finish, so its
+/// threads never wait). A copy of just the block's compressed bytes (a memcpy of a fraction of
+/// the time the block took to compress) leaves the buffer to its thread. A budget of 1 block
+/// buffer's worth in all still left a thread waiting once per chunk (zstd-1 f64 2 MB chunks of
+/// 25 blocks on 2 threads, a loaded machine: 6.0 voluntary context switches per compression
+/// against c-blosc2's 3.4); 2 per thread, 3.3. c-blosc2's threads each hold several block-sized
+/// buffers of their own.
+const COMPACT_BUDGET_PER_THREAD: usize = 2;
+
+/// The most bytes of compact copies that may wait (see [`COMPACT_BUDGET_PER_THREAD`]), and
+/// twice the largest block buffer whose blocks are copied so: the waits cost most with small
+/// blocks (a wake-up is a larger part of a block's time), which this lets run several blocks
+/// ahead, while large blocks' copies added to the peak memory (2 MB more for 4 MiB zstd-1 f64
+/// chunks on 2 threads, 1.23x c-blosc2's peak RSS; with this cap alone, up to 1.12x in other
+/// rows of bench/matrix.sh, against 1.05x without the copies).
+const COMPACT_BUDGET_MAX: usize = 256 << 10;
+
 /// The bytes of a block compressed into `buf` (`len` bytes at `BLOCK_OUT_OFFSET`) between its
-/// raw streams `raw`, one after another, when they are at most 1/[`COMPACT_FRACTION`] of the
-/// buffer's `need` bytes. A block of mostly incompressible data (its streams stored raw from
-/// the source) is then kept in a few bytes rather than in a block buffer: it no longer counts
-/// against the buffers the threads may hold, whose cap made a thread that ran ahead of a slow
-/// block wait (blosclz+noshuf f64 at 2 threads, where incompressible blocks give up early and
-/// the compressible ones take several times longer, was slower than one thread). The copies
-/// kept this way take at most 1/32 of the chunk.
-fn compact_block(buf: &[u8], len: usize, raw: &[RawCopy], need: usize) -> Option<Vec<u8>> {
-    let raw_len: usize = raw.iter().map(|c| c.len).sum();
-    let kept = len.checked_sub(raw_len)?;
-    if kept.saturating_mul(COMPACT_FRACTION) > need {
-        return None;
-    }
+/// raw streams `raw`, one after another (None when `raw` does not fit in `len`). A block of
+/// mostly incompressible data (its streams stored raw from the source) is then kept in a few
+/// bytes rather than in a block buffer: it no longer counts against the buffers the threads
+/// may hold, whose cap made a thread that ran ahead of a slow block wait (blosclz+noshuf f64 at
+/// 2 threads, where incompressible blocks give up early and the compressible ones take several
+/// times longer, was slower than one thread); see [`compacts`] for which blocks are.
+fn compact_block(buf: &[u8], len: usize, raw: &[RawCopy]) -> Option<Vec<u8>> {
+    let kept = kept_bytes(len, raw)?;
     let block = &buf[BLOCK_OUT_OFFSET..BLOCK_OUT_OFFSET + len];
     let mut out = Vec::with_capacity(kept);
     let mut at = 0;
@@ -701,6 +738,8 @@ struct Placement<'d> {
     /// Buffers in threads' hands or in `finished`, and how many may be.
     in_use: usize,
     max_in_use: usize,
+    /// Bytes of the compact copies in `finished`.
+    compact_waiting: usize,
     /// Threads waiting on the condition variable (it is signalled only when one is).
     sleepers: usize,
     /// The lowest block that failed, with its error (None: it did not fit); once set, no
@@ -756,6 +795,9 @@ impl<'d> Placement<'d> {
     fn place_finished(&mut self, copies: &mut Vec<Copy<'d>>) {
         while let Some(i) = self.finished.iter().position(|f| f.nblock == self.next) {
             let f = self.finished.swap_remove(i);
+            if f.compact {
+                self.compact_waiting -= f.buf.len();
+            }
             match self.place(f.len, &f.raw) {
                 Some(region) => copies.push(Copy {
                     region,
@@ -801,6 +843,7 @@ fn compress_blocks_parallel(
         // its buffer (compact_block) it gains nothing (blosclz-5+delta+shuffle t2: 968-977 us
         // either way) and cost 0.3-0.5 MiB of peak RSS (up to 1.05x c-blosc2's).
         max_in_use: pool.nthreads(),
+        compact_waiting: 0,
         sleepers: 0,
         failure: None,
     });
@@ -978,6 +1021,7 @@ fn compress_blocks_worker<'d>(
                 }
                 if let Some(bytes) = compact.take() {
                     // Waits in its copy: this thread keeps its buffer and goes on.
+                    st.compact_waiting += bytes.len();
                     st.finished.push(Finished {
                         nblock,
                         buf: bytes,
@@ -987,11 +1031,12 @@ fn compress_blocks_worker<'d>(
                     });
                     break;
                 }
-                if !compacted {
+                let kept = kept_bytes(n, &raw).unwrap_or(usize::MAX);
+                if !compacted && compacts(kept, need, st.compact_waiting, st.max_in_use) {
                     compacted = true;
                     if let Some(buf) = held.as_ref() {
                         drop(st);
-                        compact = compact_block(buf, n, &raw, need);
+                        compact = compact_block(buf, n, &raw);
                         st = lock(placement);
                         // The lock was released: the block may be next by now, and the
                         // change that made it so has been signalled already (waiting for
@@ -1197,8 +1242,23 @@ mod tests {
             *b = i as u8;
         }
         // 50 bytes between the raw streams: kept compact for a buffer of 1600 bytes or more.
-        assert!(compact_block(&buf, len, &raw, 1599).is_none());
-        let compact = compact_block(&buf, len, &raw, 1600).unwrap();
+        assert_eq!(kept_bytes(len, &raw), Some(50));
+        assert_eq!(kept_bytes(40, &raw), None);
+        assert!(compacts(50, 1600, 1600, 0));
+        assert!(!compacts(50, 1599, 1599 - 49, 0));
+        // A larger one within 2 buffers' worth of copies waiting per thread.
+        assert!(compacts(1000, 1599, 2 * 1599 - 1000, 1));
+        assert!(!compacts(1000, 1599, 2 * 1599 - 999, 1));
+        assert!(compacts(1000, 1599, 4 * 1599 - 1000, 2));
+        assert!(!compacts(1000, 1599, 4 * 1599 - 999, 2));
+        assert!(!compacts(usize::MAX, 1599, 0, 2));
+        // At most COMPACT_BUDGET_MAX bytes of them, and only for blocks of half that or less.
+        let big = COMPACT_BUDGET_MAX / 2;
+        let kept = big / 16;
+        assert!(compacts(kept, big, COMPACT_BUDGET_MAX - kept, 2));
+        assert!(!compacts(kept, big, COMPACT_BUDGET_MAX - kept + 1, 2));
+        assert!(!compacts(kept, big + 1, 0, 2));
+        let compact = compact_block(&buf, len, &raw).unwrap();
         assert_eq!(compact.len(), 50);
         let mut copied = [[0u8; 100]; 2];
         for (out, (bytes, is_compact)) in copied

@@ -50,6 +50,32 @@ pub(crate) fn make_pool(nthreads: i16) -> Result<Option<Arc<Pool>>> {
     Ok(Some(pool))
 }
 
+/// The pool the global settings keep alive between calls (see [`keep_pool`]).
+static KEPT_POOL: Mutex<Option<Arc<Pool>>> = Mutex::new(None);
+
+/// Keeps the worker pool for `nthreads` alive while no context holds it (none for 1 thread),
+/// in place of the one kept before, as c-blosc2's global context holds the threads of the
+/// global thread count from `blosc2_set_nthreads` (or its first job) on. Without it, every
+/// context made and freed around a single call (python-blosc2's `compress2`, the global
+/// `blosc2_compress`) started and ended its threads: 4 thread starts, each faulting in a fresh
+/// stack, per compress and decompress of a 4 MiB buffer. Fails with
+/// [`Error::ThreadCreate`](crate::Error::ThreadCreate) when the pool cannot start (the pool
+/// kept before is kept then).
+pub(crate) fn keep_pool(nthreads: i16) -> Result<()> {
+    let mut kept = KEPT_POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let size = |p: &Option<Arc<Pool>>| p.as_ref().map_or(1, |p| p.nthreads());
+    if size(&kept) != (nthreads.max(1) as usize) {
+        *kept = make_pool(nthreads)?;
+    }
+    Ok(())
+}
+
+/// Lets the kept pool end once no context holds it (`blosc2_free_resources`, `blosc2_destroy`).
+pub(crate) fn release_kept_pool() {
+    let pool = KEPT_POOL.lock().unwrap_or_else(|e| e.into_inner()).take();
+    drop(pool);
+}
+
 /// A compression context: parameters plus the worker pool for its `nthreads`. A clone shares
 /// the pool.
 #[derive(Clone)]

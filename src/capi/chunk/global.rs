@@ -62,6 +62,7 @@ pub(super) fn global_compress(
     if let Some(s) = env.splitmode() {
         global::set_splitmode(s);
     }
+    global::keep_threads()?;
     let s = global::settings();
     let mut filters = [0u8; 6];
     build_filters(doshuffle, s.delta, typesize, &mut filters);
@@ -125,6 +126,7 @@ pub(super) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<c_int> {
     if nthreads == 1 {
         return with_serial_decompressor(|d| len_of(d.decompress(src, dst, None)?));
     }
+    global::keep_threads()?;
     len_of(global_decompressor(nthreads)?.decompress(src, dst, None)?)
 }
 
