@@ -159,6 +159,58 @@ fn with_dictionaries_too() {
     }
 }
 
+/// Compressed into a vector (appended to, nothing zeroed), a chunk is the chunk compressed
+/// into a buffer of `src.len() + MAX_OVERHEAD` bytes, on one thread or several, and the vector
+/// holds exactly its bytes, whatever it held before.
+#[test]
+fn a_chunk_compressed_into_a_vector_is_the_chunk_compressed_into_a_buffer() {
+    let mut cases = cases();
+    // Plain copies: clevel 0, and data too small to compress.
+    let (filters0, meta0) = filters(&[(SHUFFLE, 0)]);
+    for (label, clevel, n) in [("clevel 0", 0, 1 << 20), ("tiny", 5, 100)] {
+        let p = CParams {
+            compcode: LZ4,
+            clevel,
+            typesize: 8,
+            filters: filters0,
+            filters_meta: meta0,
+            ..Default::default()
+        };
+        cases.push((label.to_string(), p, data("noisy", n)));
+    }
+    // A chunk of zeros only: a special zeros chunk (just the header).
+    let p = CParams {
+        compcode: ZSTD,
+        typesize: 8,
+        blocksize: 8192,
+        ..Default::default()
+    };
+    cases.push(("zeros".to_string(), p, vec![0u8; 1 << 20]));
+    for (label, p1, src) in cases {
+        let (r1, chunk1) = compress(&p1, &src, src.len() + 32);
+        let n1 = r1.unwrap();
+        assert!(n1 > 0, "{label}");
+        for nthreads in [1i16, 2, 3] {
+            let c = Compressor::new(CParams {
+                nthreads,
+                ..p1.clone()
+            })
+            .unwrap();
+            // A vector that held more than a chunk before, and an empty one.
+            let mut v = vec![0xA5u8; src.len() + 100];
+            for _ in 0..3 {
+                assert_eq!(
+                    c.compress_to_vec(&src, &mut v),
+                    Ok(n1),
+                    "{label}, nthreads {nthreads}"
+                );
+                assert!(v == chunk1, "{label}, nthreads {nthreads}: other bytes");
+                v = Vec::new();
+            }
+        }
+    }
+}
+
 /// Destinations from too small for the compressed blocks to just large enough. Threads
 /// compress into buffers of their own, where a codec sees more room than one thread writing
 /// into a tight destination does (c-blosc2 alike), so a chunk that just fits can be 0 on one

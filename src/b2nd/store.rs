@@ -155,9 +155,43 @@ pub(crate) fn decompress_defined(
     decompressor.decompress(chunk, dst, usable_maskout(chunk, maskout))
 }
 
-/// Compresses `data` as one chunk (room for the worst case, so it always fits).
+/// Compresses `data` as one chunk (room for the worst case, so it always fits), into a
+/// buffer of its own that only the chunk's bytes are written to (no chunk-sized buffer zeroed
+/// and no copy): a kept buffer of a chunk dropped before (see `crate::kept`), whose pages are
+/// resident, or a new one of the chunk's room. The chunk keeps a little room at most (as
+/// `schunk::storage::list_chunk` leaves, so that a chunk replacing it most often fits in its
+/// place).
 pub(crate) fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
-    with_compressed(compressor, data, |chunk| Ok(chunk.to_vec()))
+    let room = data.len() + MAX_OVERHEAD;
+    let mut chunk = crate::kept::take(|buffers| kept_for(buffers, room))
+        .unwrap_or_else(|| Vec::with_capacity(room));
+    // c-blosc2's b2nd answers any compression error with BLOSC2_ERROR_FAILURE.
+    match compressor.compress_to_vec(data, &mut chunk) {
+        Ok(n) if n > 0 => {
+            if chunk.capacity() - n > n / 8 {
+                chunk.shrink_to(n + n / 64);
+            }
+            Ok(chunk)
+        }
+        _ => {
+            crate::kept::keep([chunk]);
+            Err(Error::Failure)
+        }
+    }
+}
+
+/// The kept buffer to compress a chunk of `room` bytes at most into: the largest of those
+/// that are no larger (the newest of them), and not so small that the chunk would grow it
+/// many times.
+fn kept_for(buffers: &[Vec<u8>], room: usize) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, b) in buffers.iter().enumerate().rev() {
+        let c = b.capacity();
+        if c <= room && c >= room / 32 && best.is_none_or(|j| c > buffers[j].capacity()) {
+            best = Some(i);
+        }
+    }
+    best
 }
 
 /// Compresses `data` as one chunk into this thread's reused buffer and runs `f` on the
@@ -168,17 +202,12 @@ pub(crate) fn with_compressed<R>(
     f: impl FnOnce(&[u8]) -> Result<R>,
 ) -> Result<R> {
     let mut dst = Scratch::compressed();
-    let room = data.len() + MAX_OVERHEAD;
-    if dst.capacity() < room {
-        // Zeroed by the allocator (fresh pages stay untouched until written), where `resize`
-        // would write every byte: only the bytes compressed into it ever become resident.
-        *dst = vec![0; room];
-    } else {
-        dst.resize(room, 0);
-    }
+    // Appended to, not zeroed first: only the chunk's bytes are written.
+    dst.clear();
+    dst.reserve(data.len() + MAX_OVERHEAD);
     // c-blosc2's b2nd answers any compression error (a filter that refuses the data, say)
     // with BLOSC2_ERROR_FAILURE.
-    match compressor.compress(data, &mut dst) {
+    match compressor.compress_to_vec(data, &mut dst) {
         Ok(n) if n > 0 => f(&dst[..n]),
         _ => Err(Error::Failure),
     }

@@ -144,6 +144,23 @@ impl Compressor {
     pub fn compress(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         compress::compress(&self.params, self.pool.as_deref(), src, dst)
     }
+
+    /// Compresses `src` as one chunk into `out` (cleared first; its length becomes the
+    /// chunk's size), as [`Compressor::compress`] does into a `dst` of `src.len() +`
+    /// [`MAX_OVERHEAD`](header::MAX_OVERHEAD) bytes, but writing no byte past the chunk's:
+    /// for callers that keep or copy the chunk, which need not zero a chunk-sized buffer
+    /// first. `out` grows as it needs (reserve what the chunk may take to avoid reallocations).
+    /// Returns the chunk's size, 0 when it does not fit; the errors are
+    /// [`Compressor::compress`]'s.
+    pub fn compress_to_vec(&self, src: &[u8], out: &mut Vec<u8>) -> Result<usize> {
+        compress::compress_to_vec(
+            &self.params,
+            self.pool.as_deref(),
+            src,
+            out,
+            src.len() + header::MAX_OVERHEAD,
+        )
+    }
 }
 
 /// A decompression context. A clone shares the pool.

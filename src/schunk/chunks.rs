@@ -134,17 +134,33 @@ impl Schunk {
 
     /// Replaces chunk `nchunk` with `chunk`; returns the number of chunks.
     pub fn update_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
+        self.update_at(nchunk, Cow::Borrowed(chunk))
+    }
+
+    /// Replaces chunk `nchunk` with `chunk`, taking ownership (an in-memory list keeps it as
+    /// it is, with no copy); returns nchunks.
+    pub fn update_chunk_owned(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {
+        self.update_at(nchunk, Cow::Owned(chunk))
+    }
+
+    fn update_at(&mut self, nchunk: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
         let _held = self.hold(true)?;
         let i = self.index(nchunk)?;
-        let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
-        self.check_chunk_kind(chunk, Error::ChunkUpdate)?;
-        let chunk = &chunk[..cbytes as usize];
+        let (nbytes, cbytes) = Schunk::chunk_sizes(&chunk)?;
+        self.check_chunk_kind(&chunk, Error::ChunkUpdate)?;
+        let chunk = match chunk {
+            Cow::Owned(mut v) => {
+                v.truncate(cbytes as usize);
+                Cow::Owned(v)
+            }
+            Cow::Borrowed(b) => Cow::Borrowed(&b[..cbytes as usize]),
+        };
         let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
         // The old chunk's sizes: its header is all that is read.
         let old_h = self.chunks.header_of(i)?;
         let old_nbytes = old_h.nbytes as i64;
         let old_cbytes = old_h.cbytes as i64;
-        let special = chunk_offset_special(chunk);
+        let special = chunk_offset_special(&chunk);
         let mut header = self.frame_header();
         header.chunksize = chunksize;
         header.nbytes = self.nbytes + nbytes as i64 - old_nbytes;

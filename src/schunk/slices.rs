@@ -70,10 +70,13 @@ impl Schunk {
             let from = (pos - bstart) as usize;
             data[within as usize..(within + take) as usize]
                 .copy_from_slice(&src[from..from + take as usize]);
-            let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
-            let c = self.compressor().compress(&data, &mut chunk)?;
-            chunk.truncate(c);
-            self.update_chunk(n, &chunk)?;
+            // Compressed into a buffer that is not zeroed first, which the super-chunk keeps
+            // (as c-blosc2 hands its buffer over).
+            let mut chunk = Vec::with_capacity(data.len() + MAX_OVERHEAD);
+            if self.compressor().compress_to_vec(&data, &mut chunk)? == 0 {
+                return Err(Error::Failure);
+            }
+            self.update_chunk_owned(n, chunk)?;
             pos += take;
         }
         Ok(())

@@ -218,7 +218,7 @@ impl Chunks {
     pub(super) fn replace(
         &mut self,
         i: usize,
-        chunk: &[u8],
+        chunk: Cow<'_, [u8]>,
         special: Option<Special>,
         old_cbytes: i64,
         cbytes: i64,
@@ -226,18 +226,28 @@ impl Chunks {
     ) -> Result<i64> {
         let frame = match self {
             Chunks::List(list) => {
-                // The replaced chunk's buffer takes the new one when it fits.
-                if fits(list[i].capacity(), chunk.len()) {
-                    list[i].clear();
-                    list[i].extend_from_slice(chunk);
-                } else {
-                    let old = std::mem::replace(&mut list[i], list_chunk(chunk));
-                    crate::kept::keep([old]);
+                let len = chunk.len();
+                match chunk {
+                    // A chunk given away takes the old one's place as it is.
+                    Cow::Owned(c) => {
+                        let old = std::mem::replace(&mut list[i], c);
+                        crate::kept::keep([old]);
+                    }
+                    // The replaced chunk's buffer takes the new one when it fits.
+                    Cow::Borrowed(c) if fits(list[i].capacity(), len) => {
+                        list[i].clear();
+                        list[i].extend_from_slice(c);
+                    }
+                    Cow::Borrowed(c) => {
+                        let old = std::mem::replace(&mut list[i], list_chunk(c));
+                        crate::kept::keep([old]);
+                    }
                 }
-                return Ok(cbytes + chunk.len() as i64 - list_counted_cbytes(old_cbytes));
+                return Ok(cbytes + len as i64 - list_counted_cbytes(old_cbytes));
             }
             Chunks::Frame(frame) => frame,
         };
+        let chunk = &chunk[..];
         let mut offsets = frame.offsets().to_vec();
         let old_offset = offsets[i];
         let mut h = commit.header;
