@@ -88,6 +88,13 @@ impl Schunk {
     }
 
     fn copy_into(&self, mut out: Schunk, as_stored: bool) -> Result<Schunk> {
+        // A copy of a super-chunk with fingerprints has them too.
+        if self.fingerprint != super::FingerprintMode::Off
+            && out.fingerprint == super::FingerprintMode::Off
+            && out.frame().is_some()
+        {
+            out.set_fingerprint_mode(super::FingerprintMode::On)?;
+        }
         for m in &self.metas {
             out.meta_add(&m.name, &m.content)?;
         }
@@ -193,7 +200,8 @@ impl Schunk {
             at += len as i64;
             i = j;
         }
-        frame.commit(h, &self.metas, &self.vlmetas, None, offsets)?;
+        let fp = crate::frame::fingerprint::FpChange::Rebuild;
+        frame.commit(h, &self.metas, &self.vlmetas, None, offsets, fp)?;
         self.chunksize = chunksize;
         self.nbytes = nbytes;
         self.cbytes = cbytes;
