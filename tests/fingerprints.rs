@@ -529,3 +529,24 @@ fn environment_turns_it_on() {
     );
     assert_eq!(r.intact(), sc.fingerprint_mode() != FingerprintMode::Off);
 }
+
+/// What one chunk's fingerprint costs: CRC-32C throughput on 64 MiB (run with --ignored).
+#[test]
+#[ignore]
+fn crc32c_throughput() {
+    use blosc2::frame::fingerprint::Entry;
+    for items in [1 << 18, 16 << 20] {
+        let buf = data(items, 1);
+        let mut best = f64::MAX;
+        for _ in 0..20 {
+            let t = std::time::Instant::now();
+            std::hint::black_box(Entry::of(Some(std::hint::black_box(&buf))));
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "crc32c: {:.1} GB/s on {} KiB",
+            buf.len() as f64 / best / 1e9,
+            buf.len() >> 10
+        );
+    }
+}
