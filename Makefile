@@ -36,7 +36,7 @@ SHARED_REAL := $(SHARED).$(VERSION)
 SHARED_SONAME := $(SHARED).$(SOVERSION)
 HEADERS    := blosc2.h b2nd.h
 SUBHEADERS := blosc2-common.h blosc2-export.h blosc2-stdio.h codecs-registry.h \
-              filters-registry.h tuners-registry.h
+              filters-registry.h tuners-registry.h rblosc2.h
 
 PREFIX_ABS := $(abspath $(PREFIX))
 LIB_DEST   := $(DESTDIR)$(PREFIX_ABS)/$(LIBDIR)

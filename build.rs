@@ -132,6 +132,14 @@ const HEADERS: &[Header] = &[
         epilogue: Some("stdio-epilogue.h"),
     },
     Header {
+        path: "blosc2/rblosc2.h",
+        guard: "RBLOSC2_RBLOSC2_H",
+        srcs: &["src/capi/rblosc2.rs"],
+        own: &[],
+        prologue: Some("rblosc2-prologue.h"),
+        epilogue: None,
+    },
+    Header {
         path: "blosc2/codecs-registry.h",
         guard: "BLOSC_BLOSC2_CODECS_REGISTRY_H",
         srcs: &["src/capi/types.rs", "src/capi/pending/registry.rs"],

@@ -252,6 +252,26 @@ schunk_interop_identical() {
   diff -r "$a" "$b" && echo "frames byte-identical"
 }
 
+# fingerprint_interop: ours makes fingerprinted frames (docs/FINGERPRINTS.md), c-blosc2 reads
+# and changes them every way it can, and ours must find each intact or without fingerprint,
+# never damaged, holding what c-blosc2 read; three processes of one binary.
+build_fingerprint_interop() {
+  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
+  $CC $CFLAGS -o "$BUILD/bin/fingerprint_interop" "$HERE/fingerprint_interop.c" -I"$REF/include" \
+    -L"$REF/lib" -l:libblosc2.so.9 -ldl
+}
+
+fingerprint_interop_run() {
+  local dir=$BUILD/fingerprint-interop bin=$BUILD/bin/fingerprint_interop
+  [ -x "$bin" ] || { echo "not built"; return 1; }
+  loads_from "$bin" "$LIBDIR" && loads_from "$bin" "$REF/lib" || return 1
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  LD_LIBRARY_PATH=$LIBDIR timeout 600 "$bin" make "$dir" | tail -n 3 &&
+    LD_LIBRARY_PATH=$REF/lib timeout 600 "$bin" modify "$dir" | tail -n 3 &&
+    LD_LIBRARY_PATH=$LIBDIR timeout 600 "$bin" check "$dir" | tail -n 4
+  [ "${PIPESTATUS[0]}" = 0 ]
+}
+
 # swmr_interop: frame locking between the libraries. One library appends to a locked frame
 # while the other, in another process at the same time, refreshes and reads every chunk; one
 # holds blosc2_schunk_lock while the other's append must wait for it.
@@ -560,6 +580,8 @@ report_interop_identity
 run_test schunk-interop-build build_schunk_interop
 run_test schunk-interop-ours-to-ref schunk_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref
 run_test schunk-interop-ref-to-ours schunk_interop_run "${REF:-/nonexistent}/lib" "$LIBDIR" ref-to-ours
+run_test fingerprint-interop-build build_fingerprint_interop
+run_test fingerprint-interop fingerprint_interop_run
 run_test schunk-interop-identical-bytes schunk_interop_identical
 run_test swmr-interop-build build_swmr_interop
 run_test swmr-interop-ours-to-ref swmr_interop_run "$LIBDIR" "${REF:-/nonexistent}/lib" ours-to-ref

@@ -199,7 +199,15 @@ fn verify_passes_on_every_test_vector() {
         assert_eq!(code, 0, "{}: {out}{err}", f.display());
         let (code, out, _) = run(&["verify", "--json", f.to_str().unwrap()]);
         assert_eq!(code, 0);
-        assert_eq!(out.trim(), r#"{"ok": true, "problems": []}"#);
+        let fingerprint = if name_of(f).ends_with(".cdata") {
+            "not a frame"
+        } else {
+            "none (written without fingerprints)"
+        };
+        assert_eq!(
+            out.trim(),
+            format!(r#"{{"ok": true, "fingerprint": "{fingerprint}", "problems": []}}"#)
+        );
     }
 }
 
@@ -354,4 +362,76 @@ fn recover_walks_past_a_destroyed_index() {
         run(&["recover", "/nonexistent", out.to_str().unwrap()]).0,
         3
     );
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// verify on a fingerprinted frame says intact, then names the damaged chunk or region.
+#[test]
+fn verify_names_what_the_fingerprint_finds_damaged() {
+    let dir = scratch("fingerprint");
+    let path = dir.join("fp.b2frame");
+    let mut sc = Schunk::new(Storage {
+        contiguous: true,
+        urlpath: Some(path.clone()),
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap();
+    sc.set_fingerprint_mode(blosc2::schunk::FingerprintMode::On)
+        .unwrap();
+    // Chunks stored as they are (memcpyed): damage in them still decompresses.
+    for c in 0..3u8 {
+        let data: Vec<u8> = (0..4000u32)
+            .map(|i| (i * 7 + c as u32 * 13) as u8)
+            .collect();
+        let mut chunk = vec![0u8; data.len() + 32];
+        let n = blosc2::chunk::Compressor::new(CParams {
+            typesize: 4,
+            clevel: 0,
+            ..CParams::default()
+        })
+        .unwrap()
+        .compress(&data, &mut chunk)
+        .unwrap();
+        sc.append_chunk(&chunk[..n]).unwrap();
+    }
+    let f = sc.frame().unwrap();
+    let hl = f.header().header_len as usize;
+    let chunk1 = hl + f.offsets()[1] as usize + 100;
+    drop(sc);
+    let p = path.to_str().unwrap();
+    let (code, out, _) = run(&["verify", p]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("fingerprint: intact (3 stored chunks"),
+        "{out}"
+    );
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[chunk1] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, out, _) = run(&["verify", p]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("fingerprint: DAMAGED (1 region(s))"), "{out}");
+    assert!(
+        out.contains("chunk 1: stored bytes differ from the frame's fingerprint"),
+        "{out}"
+    );
+    // Only the fingerprint sees it: the memcpyed chunk still decompresses.
+    assert!(out.contains("1 problem(s)"), "{out}");
+    bytes[chunk1] ^= 0x10;
+    bytes[86] ^= 0x01; // the header byte holding (half) the fingerprint marker
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, out, _) = run(&["verify", "--json", p]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(r#""location": "header (fixed fields or metalayers)""#),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

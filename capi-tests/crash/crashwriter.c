@@ -13,8 +13,13 @@
  * insdel (inserts and deletes) or meta (vlmetalayer add/update/delete, metalayer update).
  * The number of operations is CRASH_OPS (environment, default 8). Everything is deterministic:
  * the same run makes the same system calls, which is what lets run.sh kill it before the Nth.
- * check prints OK or BAD with the reason and exits 0 or 1.
+ * check prints OK or BAD with the reason and exits 0 or 1. With CRASH_FINGERPRINT set (run.sh
+ * --fingerprint, which also sets BLOSC_FINGERPRINT=1 for the writer), a checker running on
+ * rblosc2 also requires rblosc2_schunk_verify (looked up with dlsym) to find the frame intact:
+ * a killed writer must never leave a frame whose fingerprint reports damage.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -224,8 +229,11 @@ static int matches(blosc2_schunk *sc, const char *scen, model_t *m, char *why, s
     snprintf(why, whylen, "metalayer m differs");
     return 0;
   }
-  if (sc->nvlmetalayers != m->nvl) {
-    snprintf(why, whylen, "%d vlmetalayers, want %d", sc->nvlmetalayers, m->nvl);
+  /* c-blosc2 shows a fingerprinted frame's chunk table as one more vlmetalayer (rblosc2 hides
+   * it; docs/FINGERPRINTS.md). */
+  int table = blosc2_vlmeta_exists(sc, "_rblosc2_fingerprints") >= 0;
+  if (sc->nvlmetalayers - table != m->nvl) {
+    snprintf(why, whylen, "%d vlmetalayers, want %d", sc->nvlmetalayers - table, m->nvl);
     return 0;
   }
   for (int i = 0; i < m->nvl; i++) {
@@ -301,6 +309,17 @@ int main(int argc, char **argv) {
       return 1;
     }
     char why[256], why2[256] = "";
+    typedef int (*verify_fn)(blosc2_schunk *, int64_t *);
+    verify_fn verify = (verify_fn)dlsym(RTLD_DEFAULT, "rblosc2_schunk_verify");
+    if (getenv("CRASH_FINGERPRINT") != NULL && verify != NULL) {
+      int64_t bad = -2;
+      int v = verify(sc, &bad);
+      if (v != 0) {
+        printf("BAD fingerprint verify %d (first damaged chunk %lld)\n", v, (long long)bad);
+        blosc2_schunk_free(sc);
+        return 1;
+      }
+    }
     int ok = matches(sc, scen, &m, why, sizeof why);
     if (!ok && acked < nops) {
       op(scen, acked, &m, NULL);

@@ -11,7 +11,8 @@ use blosc2::inspect::{self, msgpack::json_string, ChunkRow, Failure, Info, Targe
 const USAGE: &str = "usage:
   b2inspect info [--json] FILE       header, parameters, metalayers
   b2inspect chunks [--json] FILE     one row per chunk
-  b2inspect verify [--json] FILE     decompress everything, report each problem
+  b2inspect verify [--json] FILE     check the fingerprint (if any: which chunk or region
+                                     is damaged), decompress everything, report each problem
   b2inspect recover DAMAGED OUT      rebuild a readable frame from a damaged contiguous frame
 FILE: a .b2frame/.b2nd file, a sparse frame directory, or a file holding one chunk.
 exit status: 0 ok, 1 verify found problems, 2 usage, 3 missing/unreadable,
@@ -339,6 +340,24 @@ fn verify(t: &Target, json: bool) -> ExitCode {
     if drawn {
         eprintln!();
     }
+    let fingerprint = match inspect::fingerprint(t) {
+        None => "not a frame".to_string(),
+        Some(Err(e)) => format!("not checked ({e})"),
+        Some(Ok(r)) => match (&r.absent, r.damaged.is_empty()) {
+            (Some(why), _) => format!("none ({why})"),
+            (None, true) => format!(
+                "intact ({} stored chunks, {} bytes checked{})",
+                r.chunks_checked,
+                r.chunk_bytes,
+                if r.unreferenced > 0 {
+                    format!("; {} unreferenced data bytes not covered", r.unreferenced)
+                } else {
+                    String::new()
+                }
+            ),
+            (None, false) => format!("DAMAGED ({} region(s))", r.damaged.len()),
+        },
+    };
     if json {
         let v: Vec<String> = problems
             .iter()
@@ -351,13 +370,16 @@ fn verify(t: &Target, json: bool) -> ExitCode {
             })
             .collect();
         println!(
-            "{{\"ok\": {}, \"problems\": [{}]}}",
+            "{{\"ok\": {}, \"fingerprint\": {}, \"problems\": [{}]}}",
             problems.is_empty(),
+            jstr(&fingerprint),
             v.join(", ")
         );
     } else if problems.is_empty() {
+        println!("fingerprint: {fingerprint}");
         println!("ok: every chunk decompresses and every length agrees");
     } else {
+        println!("fingerprint: {fingerprint}");
         for p in &problems {
             println!("{}: {}", p.location, p.message);
         }

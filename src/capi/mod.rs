@@ -14,6 +14,7 @@ mod malloc_frame;
 pub mod meta;
 pub(crate) mod params;
 mod plugin_loader;
+pub mod rblosc2;
 pub mod schunk;
 pub mod shuffle;
 pub mod stdio;
@@ -69,6 +70,7 @@ mod tests {
             "blosc2/codecs-registry.h",
             "blosc2/filters-registry.h",
             "blosc2/tuners-registry.h",
+            "blosc2/rblosc2.h",
         ] {
             let text = std::fs::read_to_string(generated.join(header)).unwrap();
             let lines: Vec<&str> = text.lines().collect();
@@ -118,6 +120,7 @@ mod tests {
             "blosc2/codecs-registry.h",
             "blosc2/filters-registry.h",
             "blosc2/tuners-registry.h",
+            "blosc2/rblosc2.h",
         ] {
             let want = std::fs::read_to_string(generated.join(header)).unwrap();
             let have = std::fs::read_to_string(committed.join(header))

@@ -10,7 +10,7 @@
 
 pub mod bitshuffle;
 pub mod bytedelta;
-mod cpu;
+pub(crate) mod cpu;
 pub mod delta;
 pub mod int_trunc;
 pub mod ndcell;

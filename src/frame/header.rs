@@ -313,7 +313,7 @@ impl FrameHeader {
         pipeline[14] = if self.use_dict { USE_DICT } else { 0 };
         h.extend_from_slice(&pipeline);
         debug_assert_eq!(h.len(), HEADER_MINLEN);
-        encode_meta_section(&mut h, metas, HEADER_MINLEN)?;
+        encode_meta_section(&mut h, metas.iter(), HEADER_MINLEN)?;
         let len = i32::try_from(h.len()).map_err(|_| Error::Data)?;
         h[POS_HEADER_LEN..POS_HEADER_LEN + 4].copy_from_slice(&len.to_be_bytes());
         Ok(h)
@@ -322,9 +322,9 @@ impl FrameHeader {
 
 /// Appends a metalayers section (`[idx_size, {name: offset}, [bin32...]]`) to `buf`. Offsets
 /// are from the start of `buf`; the index size counts from `section_start`.
-pub(crate) fn encode_meta_section(
+pub(crate) fn encode_meta_section<'m>(
     buf: &mut Vec<u8>,
-    metas: &[Meta],
+    metas: impl ExactSizeIterator<Item = &'m Meta> + Clone,
     section_start: usize,
 ) -> Result<()> {
     let n = u16::try_from(metas.len()).map_err(|_| Error::InvalidParam)?;
@@ -334,7 +334,7 @@ pub(crate) fn encode_meta_section(
     buf.push(0xde);
     buf.extend_from_slice(&n.to_be_bytes());
     let mut offset_slots = Vec::with_capacity(metas.len());
-    for m in metas {
+    for m in metas.clone() {
         let name = m.name.as_bytes();
         if name.len() > METALAYER_NAME_MAXLEN {
             return Err(Error::InvalidParam);
@@ -349,7 +349,7 @@ pub(crate) fn encode_meta_section(
     buf[idx_size_at..idx_size_at + 2].copy_from_slice(&idx_size.to_be_bytes());
     buf.push(0xdc);
     buf.extend_from_slice(&n.to_be_bytes());
-    for (m, slot) in metas.iter().zip(offset_slots) {
+    for (m, slot) in metas.zip(offset_slots) {
         let at = i32::try_from(buf.len()).map_err(|_| Error::Data)?;
         buf[slot..slot + 4].copy_from_slice(&at.to_be_bytes());
         let len = i32::try_from(m.content.len()).map_err(|_| Error::InvalidParam)?;

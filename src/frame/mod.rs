@@ -6,11 +6,14 @@
 //! store through `&self` (positional), writes rewrite the index, trailer and header after each
 //! change, in the order and layout c-blosc2 3.3.5 uses, so that the bytes match.
 
+pub(crate) mod crc32c;
+pub mod fingerprint;
 pub mod header;
 pub mod io;
 pub(crate) mod lock;
 pub(crate) mod offsets;
 pub(crate) mod trailer;
+mod verify;
 mod write;
 
 pub(crate) use write::DataEdit;
@@ -136,6 +139,34 @@ pub struct Frame {
     /// Whether the frame is being built by the call that created it (see
     /// [`Frame::set_building`]): changes are written straight, not in the kill-safe order.
     building: bool,
+    /// Fingerprints (docs/FINGERPRINTS.md).
+    fp: FpState,
+}
+
+/// A frame's fingerprint: what it holds and what is done with it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FpState {
+    /// The per-chunk table of the fingerprint the frame holds (as opened, or as last written);
+    /// None when it holds none that holds.
+    pub table: Option<Vec<fingerprint::Entry>>,
+    /// What opening found when the fingerprint did not hold.
+    pub damaged: Option<fingerprint::Region>,
+    /// Whether changes are written with fingerprints.
+    pub write: bool,
+    /// Whether chunk reads are checked against the table.
+    pub verify_reads: bool,
+}
+
+/// The parts of a frame as read from its store, checked as opening checks them.
+struct Parts {
+    header: FrameHeader,
+    header_bytes: Vec<u8>,
+    offsets: Vec<i64>,
+    off_bytes: Vec<u8>,
+    trailer_len: u32,
+    trailer_bytes: Vec<u8>,
+    metas: Vec<Meta>,
+    vlmetas: Vec<Meta>,
 }
 
 impl Frame {
@@ -298,86 +329,30 @@ impl Frame {
             Backing::Contiguous { store, offset } => (&**store, *offset),
             Backing::Sparse { index, .. } => (&**index, 0),
         };
-        let avail = store.size()?.saturating_sub(base);
-        if avail < header::HEADER_MINLEN as u64 {
-            return Err(Error::ReadBuffer);
-        }
-        let fixed = read_vec(store, base, header::HEADER_MINLEN)?;
-        let h = FrameHeader::parse(&fixed)?;
-        let frame_len = h.frame_len;
-        if let Some(exact) = exact_len {
-            if frame_len as u64 != exact {
-                return Err(Error::ReadBuffer);
-            }
-        }
-        let min_len = (header::HEADER_MINLEN + trailer::TRAILER_MINLEN) as i64;
-        if frame_len < min_len || frame_len as u64 > avail {
-            return Err(Error::ReadBuffer);
-        }
         let sparse = matches!(backing, Backing::Sparse { .. });
-        if h.sparse != sparse {
-            return Err(Error::FrameType);
+        let Parts {
+            header: h,
+            header_bytes,
+            offsets,
+            off_bytes,
+            trailer_len,
+            trailer_bytes,
+            metas,
+            mut vlmetas,
+        } = read_parts(store, base, exact_len, sparse)?;
+        let table = fingerprint::take_table_meta(&mut vlmetas);
+        let mut fp = FpState::default();
+        match fingerprint::evaluate(
+            &header_bytes,
+            &off_bytes,
+            &trailer_bytes,
+            table.as_ref(),
+            offsets.len(),
+        ) {
+            fingerprint::State::Valid(t) => fp.table = Some(t),
+            fingerprint::State::Damaged(r) => fp.damaged = Some(r),
+            fingerprint::State::Absent(_) => {}
         }
-        let tail = read_vec(
-            store,
-            base + frame_len as u64 - trailer::TRAILER_MINLEN as u64,
-            trailer::TRAILER_MINLEN,
-        )?;
-        let trailer_len = trailer::trailer_len_from_tail(&tail, frame_len)?;
-        let header_len = h.header_len as i64;
-        let header_bytes = read_vec(store, base, header_len as usize)?;
-        let metas = header::parse_metalayers(&header_bytes)?;
-
-        // Chunk count and offsets.
-        let trailer_at = frame_len - trailer_len as i64;
-        let off_pos = if sparse {
-            header_len
-        } else {
-            header_len
-                .checked_add(h.cbytes)
-                .ok_or(Error::InvalidHeader)?
-        };
-        let mut nchunks = h.nchunks_from_sizes()?;
-        let mut offsets = Vec::new();
-        if nchunks != Some(0) {
-            if off_pos < 0 || off_pos.saturating_add(EXTENDED_HEADER_LENGTH as i64) > trailer_at {
-                return Err(Error::InvalidHeader);
-            }
-            let off_head = read_vec(store, base + off_pos as u64, EXTENDED_HEADER_LENGTH)?;
-            let oh = ChunkHeader::parse(&off_head)?;
-            if off_pos.saturating_add(oh.cbytes as i64) > trailer_at {
-                return Err(Error::InvalidHeader);
-            }
-            let n = match nchunks {
-                Some(n) => n,
-                None => {
-                    if oh.nbytes % 8 != 0 {
-                        return Err(Error::InvalidHeader);
-                    }
-                    (oh.nbytes / 8) as i64
-                }
-            };
-            nchunks = Some(n);
-            offsets::offsets_nbytes(n).map_err(|_| Error::InvalidHeader)?;
-            let off_chunk = read_vec(store, base + off_pos as u64, oh.cbytes as usize)?;
-            offsets = offsets::decode(&off_chunk, n)?;
-            if !sparse {
-                for &o in &offsets {
-                    if o >= 0 && o > h.cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
-                        return Err(Error::InvalidHeader);
-                    }
-                }
-            }
-        }
-        debug_assert_eq!(offsets.len() as i64, nchunks.unwrap_or(0));
-
-        let vl_at = if h.nbytes > 0 { trailer_at } else { header_len };
-        if vl_at < EXTENDED_HEADER_LENGTH as i64 || vl_at + trailer_len as i64 > frame_len {
-            return Err(Error::ReadBuffer);
-        }
-        let trailer_bytes = read_vec(store, base + vl_at as u64, trailer_len as usize)?;
-        let vlmetas = trailer::parse_vlmetalayers(&trailer_bytes)?;
-
         let frame = Frame {
             backing,
             io,
@@ -386,6 +361,7 @@ impl Frame {
             trailer_len,
             offsets_adjust: None,
             building: false,
+            fp,
         };
         let mut flags2 = 0;
         if frame.nchunks() > 0 {
@@ -424,7 +400,7 @@ impl Frame {
             return self.located_chunk_header(n);
         }
         if offset < 0 || self.as_bytes().is_some() {
-            return ChunkHeader::parse(&self.chunk(n)?);
+            return ChunkHeader::parse(&self.chunk_unchecked(n)?);
         }
         let Backing::Contiguous {
             store,
@@ -457,6 +433,12 @@ impl Frame {
     /// The (compressed) chunk `n`: borrowed from an in-memory frame, read from disk otherwise;
     /// special chunks stored as offset values are materialised as c-blosc2 returns them.
     pub fn chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let c = self.chunk_unchecked(n)?;
+        self.check_read(n, &c)?;
+        Ok(c)
+    }
+
+    fn chunk_unchecked(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         match self.locate_chunk(n)? {
             Located::Ready(c) => Ok(c),
             Located::Disk(d) => {
@@ -483,12 +465,17 @@ impl Frame {
         alloc: &mut dyn FnMut(usize) -> Result<&'b mut [MaybeUninit<u8>]>,
     ) -> Result<ChunkBytes<'_, 'b>> {
         match self.locate_chunk(n)? {
-            Located::Ready(c) => Ok(ChunkBytes::Stored(c)),
+            Located::Ready(c) => {
+                self.check_read(n, &c)?;
+                Ok(ChunkBytes::Stored(c))
+            }
             Located::Disk(d) => {
                 let store = d.file.as_deref().unwrap_or(self.main_store().0);
                 // The header is read again with the rest: one read, from the page cache.
                 let buf = alloc(d.len)?;
-                Ok(ChunkBytes::Read(store.read_exact_uninit(d.pos, buf)?))
+                let read = store.read_exact_uninit(d.pos, buf)?;
+                self.check_read(n, read)?;
+                Ok(ChunkBytes::Read(read))
             }
         }
     }
@@ -499,11 +486,15 @@ impl Frame {
     /// decompressing a super-chunk from a file.
     pub fn with_chunk<R>(&self, n: i64, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
         let d = match self.locate_chunk(n)? {
-            Located::Ready(c) => return f(&c),
+            Located::Ready(c) => {
+                self.check_read(n, &c)?;
+                return f(&c);
+            }
             Located::Disk(d) => d,
         };
         with_chunk_buf(d.len, |buf| {
             self.read_located(&d, buf)?;
+            self.check_read(n, buf)?;
             f(buf)
         })
     }
@@ -687,7 +678,8 @@ impl Frame {
     pub fn lazy_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let idx = usize::try_from(n).map_err(|_| Error::InvalidParam)?;
         let offset = *self.offsets.get(idx).ok_or(Error::InvalidParam)?;
-        if offset < 0 || self.as_bytes().is_some() {
+        // Verified reads check whole chunks: no lazy ones then.
+        if offset < 0 || self.as_bytes().is_some() || self.fp.verify_reads {
             return self.chunk(n);
         }
         let (file, pos) = self.chunk_store(offset)?;
@@ -850,4 +842,103 @@ impl crate::chunk::decompress::LazyBlocks for Frame {
             }
         }
     }
+}
+
+/// Reads and checks the header, offsets index and trailer of the frame at `base` of `store`
+/// (`exact_len`: the length the frame must have, for frames in memory).
+fn read_parts(
+    store: &dyn ByteStore,
+    base: u64,
+    exact_len: Option<u64>,
+    sparse: bool,
+) -> Result<Parts> {
+    let avail = store.size()?.saturating_sub(base);
+    if avail < header::HEADER_MINLEN as u64 {
+        return Err(Error::ReadBuffer);
+    }
+    let fixed = read_vec(store, base, header::HEADER_MINLEN)?;
+    let h = FrameHeader::parse(&fixed)?;
+    let frame_len = h.frame_len;
+    if let Some(exact) = exact_len {
+        if frame_len as u64 != exact {
+            return Err(Error::ReadBuffer);
+        }
+    }
+    let min_len = (header::HEADER_MINLEN + trailer::TRAILER_MINLEN) as i64;
+    if frame_len < min_len || frame_len as u64 > avail {
+        return Err(Error::ReadBuffer);
+    }
+    if h.sparse != sparse {
+        return Err(Error::FrameType);
+    }
+    let tail = read_vec(
+        store,
+        base + frame_len as u64 - trailer::TRAILER_MINLEN as u64,
+        trailer::TRAILER_MINLEN,
+    )?;
+    let trailer_len = trailer::trailer_len_from_tail(&tail, frame_len)?;
+    let header_len = h.header_len as i64;
+    let header_bytes = read_vec(store, base, header_len as usize)?;
+    let metas = header::parse_metalayers(&header_bytes)?;
+
+    // Chunk count and offsets.
+    let trailer_at = frame_len - trailer_len as i64;
+    let off_pos = if sparse {
+        header_len
+    } else {
+        header_len
+            .checked_add(h.cbytes)
+            .ok_or(Error::InvalidHeader)?
+    };
+    let mut nchunks = h.nchunks_from_sizes()?;
+    let mut offsets = Vec::new();
+    let mut off_bytes = Vec::new();
+    if nchunks != Some(0) {
+        if off_pos < 0 || off_pos.saturating_add(EXTENDED_HEADER_LENGTH as i64) > trailer_at {
+            return Err(Error::InvalidHeader);
+        }
+        let off_head = read_vec(store, base + off_pos as u64, EXTENDED_HEADER_LENGTH)?;
+        let oh = ChunkHeader::parse(&off_head)?;
+        if off_pos.saturating_add(oh.cbytes as i64) > trailer_at {
+            return Err(Error::InvalidHeader);
+        }
+        let n = match nchunks {
+            Some(n) => n,
+            None => {
+                if oh.nbytes % 8 != 0 {
+                    return Err(Error::InvalidHeader);
+                }
+                (oh.nbytes / 8) as i64
+            }
+        };
+        nchunks = Some(n);
+        offsets::offsets_nbytes(n).map_err(|_| Error::InvalidHeader)?;
+        off_bytes = read_vec(store, base + off_pos as u64, oh.cbytes as usize)?;
+        offsets = offsets::decode(&off_bytes, n)?;
+        if !sparse {
+            for &o in &offsets {
+                if o >= 0 && o > h.cbytes.saturating_sub(EXTENDED_HEADER_LENGTH as i64) {
+                    return Err(Error::InvalidHeader);
+                }
+            }
+        }
+    }
+    debug_assert_eq!(offsets.len() as i64, nchunks.unwrap_or(0));
+
+    let vl_at = if h.nbytes > 0 { trailer_at } else { header_len };
+    if vl_at < EXTENDED_HEADER_LENGTH as i64 || vl_at + trailer_len as i64 > frame_len {
+        return Err(Error::ReadBuffer);
+    }
+    let trailer_bytes = read_vec(store, base + vl_at as u64, trailer_len as usize)?;
+    let vlmetas = trailer::parse_vlmetalayers(&trailer_bytes)?;
+    Ok(Parts {
+        header: h,
+        header_bytes,
+        offsets,
+        off_bytes,
+        trailer_len,
+        trailer_bytes,
+        metas,
+        vlmetas,
+    })
 }

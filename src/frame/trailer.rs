@@ -14,13 +14,15 @@ pub const MAX_VLMETALAYERS_WRITE: usize = 16;
 /// Most vlmetalayers accepted when reading (BLOSC2_MAX_VLMETALAYERS).
 pub const MAX_VLMETALAYERS: usize = 8 * 1024;
 
-/// Encodes a trailer holding `vlmetas` (whose contents are already compressed chunks).
-pub fn encode(vlmetas: &[Meta]) -> Result<Vec<u8>> {
-    if vlmetas.len() > MAX_VLMETALAYERS_WRITE {
+/// Encodes a trailer holding `vlmetas` (whose contents are already compressed chunks), then
+/// `extra` (the fingerprint table), with no fingerprint in its slot.
+pub fn encode(vlmetas: &[Meta], extra: Option<&Meta>) -> Result<Vec<u8>> {
+    if vlmetas.len() + usize::from(extra.is_some()) > MAX_VLMETALAYERS_WRITE {
         return Err(Error::Failure);
     }
     let mut t = vec![0x90 + 4, TRAILER_VERSION];
-    encode_meta_section(&mut t, vlmetas, 3)?;
+    let all: Vec<&Meta> = vlmetas.iter().chain(extra).collect();
+    encode_meta_section(&mut t, all.iter().copied(), 3)?;
     let len = u32::try_from(t.len() + 23).map_err(|_| Error::Data)?;
     t.push(0xce);
     t.extend_from_slice(&len.to_be_bytes());
@@ -66,7 +68,7 @@ mod tests {
 
     #[test]
     fn empty_trailer_matches_reference() {
-        let t = encode(&[]).unwrap();
+        let t = encode(&[], None).unwrap();
         let mut expected = vec![
             0x94, 0x01, 0x93, 0xcd, 0x00, 0x06, 0xde, 0x00, 0x00, 0xdc, 0x00, 0x00, 0xce, 0x00,
             0x00, 0x00, 0x23, 0xd8, 0x00,
@@ -95,7 +97,7 @@ mod tests {
                 content: vec![],
             },
         ];
-        let t = encode(&metas).unwrap();
+        let t = encode(&metas, None).unwrap();
         assert_eq!(parse_vlmetalayers(&t).unwrap(), metas);
         for cut in 0..t.len() - 23 {
             assert!(parse_vlmetalayers(&t[..cut]).is_err());

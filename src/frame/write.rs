@@ -5,17 +5,20 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::fingerprint::{self, FpChange};
 use super::io::{ByteStore, Io, OpenMode};
 use super::*;
 
 impl Frame {
-    /// Creates a frame with no chunks in `backing` (the store is truncated to it).
+    /// Creates a frame with no chunks in `backing` (the store is truncated to it), with
+    /// fingerprints when `fingerprints`.
     pub(crate) fn create(
         backing: Backing,
         io: Arc<dyn Io>,
         header: FrameHeader,
         metas: &[Meta],
         vlmetas: &[Meta],
+        fingerprints: bool,
     ) -> Result<Frame> {
         let mut frame = Frame {
             backing,
@@ -25,18 +28,23 @@ impl Frame {
             trailer_len: 0,
             offsets_adjust: None,
             building: false,
+            fp: FpState {
+                write: fingerprints,
+                ..FpState::default()
+            },
         };
         frame.header.nbytes = 0;
         frame.header.cbytes = 0;
         frame.header.sparse = frame.is_sparse();
         let h = frame.header.clone();
-        frame.commit(h, metas, vlmetas, None, Vec::new())?;
+        frame.commit(h, metas, vlmetas, None, Vec::new(), FpChange::Same)?;
         Ok(frame)
     }
 
     /// Rewrites header, offsets index and trailer from `header` (sizes already updated by the
     /// caller), after writing `new_chunk` (a regular chunk) where it goes: at the end of the
-    /// data section (`at` is its offset) or into its sframe chunk file (`at` is its id).
+    /// data section (`at` is its offset) or into its sframe chunk file (`at` is its id). `fp`
+    /// says how the chunks' fingerprints change.
     pub(crate) fn commit(
         &mut self,
         header: FrameHeader,
@@ -44,11 +52,13 @@ impl Frame {
         vlmetas: &[Meta],
         new_chunk: Option<(i64, &[u8])>,
         offsets: Vec<i64>,
+        fp: FpChange<'_>,
     ) -> Result<()> {
-        self.commit_with(header, metas, vlmetas, new_chunk, offsets, None)
+        self.commit_with(header, metas, vlmetas, new_chunk, offsets, None, fp)
     }
 
     /// `commit` with the offsets chunk given already encoded (`None`: encode `offsets`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn commit_with(
         &mut self,
         header: FrameHeader,
@@ -57,9 +67,10 @@ impl Frame {
         new_chunk: Option<(i64, &[u8])>,
         offsets: Vec<i64>,
         off_chunk: Option<Vec<u8>>,
+        fp: FpChange<'_>,
     ) -> Result<()> {
         let edit = new_chunk.map(|(at, chunk)| DataEdit::chunk(at, chunk));
-        self.commit_edit(header, metas, vlmetas, edit, offsets, off_chunk)
+        self.commit_edit(header, metas, vlmetas, edit, offsets, off_chunk, fp)
     }
 
     /// `commit` of a contiguous frame in a file whose data section changes from `edit.at` on
@@ -72,10 +83,12 @@ impl Frame {
         vlmetas: &[Meta],
         edit: DataEdit<'_>,
         offsets: Vec<i64>,
+        fp: FpChange<'_>,
     ) -> Result<()> {
-        self.commit_edit(header, metas, vlmetas, Some(edit), offsets, None)
+        self.commit_edit(header, metas, vlmetas, Some(edit), offsets, None, fp)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn commit_edit(
         &mut self,
         mut header: FrameHeader,
@@ -84,10 +97,16 @@ impl Frame {
         edit: Option<DataEdit<'_>>,
         offsets: Vec<i64>,
         off_chunk: Option<Vec<u8>>,
+        fp: FpChange<'_>,
     ) -> Result<()> {
+        let table = self.next_table(fp, &offsets)?;
+        let table_meta = table.as_deref().map(fingerprint::table_meta).transpose()?;
         header.sparse = self.is_sparse();
-        header.has_vlmeta = !vlmetas.is_empty();
+        header.has_vlmeta = !vlmetas.is_empty() || table_meta.is_some();
         let mut hbytes = header.encode(metas)?;
+        if table.is_some() {
+            fingerprint::set_marker(&mut hbytes);
+        }
         let header_len = hbytes.len() as i64;
         if header_len != self.header.header_len as i64
             && self.header.header_len != 0
@@ -102,7 +121,7 @@ impl Frame {
             None if offsets.is_empty() => Vec::new(),
             None => self.encode_offsets(&offsets, offsets.len())?,
         };
-        let tbytes = trailer::encode(vlmetas)?;
+        let mut tbytes = trailer::encode(vlmetas, table_meta.as_ref())?;
         // Without an offsets index (no chunks) the trailer follows the header right away.
         let off_pos = if self.is_sparse() || off_chunk.is_empty() {
             header_len
@@ -114,6 +133,9 @@ impl Frame {
         header.header_len = header_len as i32;
         hbytes[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
             .copy_from_slice(&frame_len.to_be_bytes());
+        if table.is_some() {
+            fingerprint::seal(&hbytes, &off_chunk, &mut tbytes);
+        }
 
         let io = self.io.clone();
         // A frame just made or being built by the call that created it (nothing acknowledged
@@ -183,6 +205,8 @@ impl Frame {
         self.header = header;
         self.offsets = offsets;
         self.trailer_len = tbytes.len() as u32;
+        self.fp.table = table;
+        self.fp.damaged = None;
         Ok(())
     }
 
@@ -493,7 +517,11 @@ fn write_update_safely(
         } else {
             offsets::encode(cur)?
         };
+        let off_len = index.len();
         index.extend_from_slice(parts.trailer);
+        // The trailer's fingerprint (if any) names this index while it is in force.
+        let (off, trailer) = index.split_at_mut(off_len);
+        fingerprint::reseal_index(trailer, off);
         if index.len() as i64 > slot_len {
             return Err(Error::Data);
         }

@@ -9,6 +9,7 @@ use std::path::Path;
 use crate::b2nd::meta as ndmeta;
 use crate::chunk::header::{ChunkHeader, Special};
 use crate::chunk::params::{CParams, DParams};
+use crate::frame::fingerprint::{Region, Report};
 use crate::frame::header::{self as fheader, FrameHeader};
 use crate::frame::offsets::offset_special;
 use crate::frame::{Meta, SFRAME_INDEX};
@@ -405,6 +406,26 @@ pub fn verify(target: &Target, progress: &mut dyn FnMut(i64, i64)) -> Vec<Proble
             progress(1, 1);
         }
         Target::Frame(sc) => {
+            // The fingerprint first: it names damage that decompression cannot see.
+            if let Some(Ok(r)) = fingerprint(target) {
+                for region in &r.damaged {
+                    let (loc, what) = match region {
+                        Region::Chunk(n) => (
+                            format!("chunk {n}"),
+                            "stored bytes differ from the frame's fingerprint (CRC-32C)",
+                        ),
+                        Region::Layout => (
+                            "frame".to_string(),
+                            "header, index and trailer no longer fit together",
+                        ),
+                        r => (
+                            r.to_string(),
+                            "differs from the frame's fingerprint (CRC-32C)",
+                        ),
+                    };
+                    problems.push(problem(loc, what));
+                }
+            }
             let total = sc.nchunks();
             let chunksize = sc.chunksize();
             let variable = sc.frame().is_some_and(|f| f.header().variable_chunks) || chunksize <= 0;
@@ -453,6 +474,14 @@ pub fn verify(target: &Target, progress: &mut dyn FnMut(i64, i64)) -> Vec<Proble
         }
     }
     problems
+}
+
+/// The fingerprint verification of a frame (docs/FINGERPRINTS.md): None for a lone chunk.
+pub fn fingerprint(target: &Target) -> Option<crate::Result<Report>> {
+    match target {
+        Target::Frame(sc) => sc.verify().transpose(),
+        Target::Chunk(_) => None,
+    }
 }
 
 // ----- recovery -----------------------------------------------------------------------------

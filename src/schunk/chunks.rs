@@ -279,6 +279,7 @@ impl Schunk {
                 None,
                 offsets,
                 Some(off_chunk),
+                crate::frame::fingerprint::FpChange::Rebuild,
             );
             if let Err(e) = r {
                 (self.blocksize, self.chunksize, self.nbytes) = before;

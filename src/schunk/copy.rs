@@ -90,6 +90,13 @@ impl Schunk {
     /// Fills `out`, a super-chunk just created for the copy, as a file being built (see
     /// [`Schunk::building`]).
     fn copy_into(&self, mut out: Schunk, as_stored: bool) -> Result<Schunk> {
+        // A copy of a super-chunk with fingerprints has them too.
+        if self.fingerprint != super::FingerprintMode::Off
+            && out.fingerprint == super::FingerprintMode::Off
+            && out.frame().is_some()
+        {
+            out.set_fingerprint_mode(super::FingerprintMode::On)?;
+        }
         out.building(|out| self.fill_copy(out, as_stored))?;
         Ok(out)
     }
@@ -200,7 +207,8 @@ impl Schunk {
             at += len as i64;
             i = j;
         }
-        frame.commit(h, &self.metas, &self.vlmetas, None, offsets)?;
+        let fp = crate::frame::fingerprint::FpChange::Rebuild;
+        frame.commit(h, &self.metas, &self.vlmetas, None, offsets, fp)?;
         self.chunksize = chunksize;
         self.nbytes = nbytes;
         self.cbytes = cbytes;

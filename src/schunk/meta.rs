@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::{Chunks, Schunk};
 use crate::chunk::header::MAX_OVERHEAD;
 use crate::chunk::{CParams, ChunkHeader, Compressor, Decompressor};
+use crate::frame::fingerprint::FpChange;
 use crate::frame::header::{MAX_METALAYERS, METALAYER_NAME_MAXLEN};
 use crate::frame::trailer::MAX_VLMETALAYERS;
 use crate::frame::Meta;
@@ -139,7 +140,7 @@ impl Schunk {
         let h = self.frame_header();
         if let Chunks::Frame(frame) = &mut self.chunks {
             let offsets = frame.offsets().to_vec();
-            frame.commit(h, &self.metas, &self.vlmetas, None, offsets)?;
+            frame.commit(h, &self.metas, &self.vlmetas, None, offsets, FpChange::Same)?;
         }
         Ok(())
     }
@@ -174,7 +175,8 @@ impl Schunk {
         cparams: Option<&CParams>,
     ) -> Result<usize> {
         let _held = self.hold(true)?;
-        if self.vlmeta_exists(name).is_ok() {
+        // The fingerprint table's name is taken (docs/FINGERPRINTS.md).
+        if self.vlmeta_exists(name).is_ok() || name == crate::frame::fingerprint::TABLE_NAME {
             return Err(Error::InvalidParam);
         }
         if self.vlmetas.len() >= MAX_VLMETALAYERS {

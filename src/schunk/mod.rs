@@ -4,6 +4,8 @@
 
 mod chunks;
 mod copy;
+mod fingerprint;
+pub use fingerprint::{FingerprintMode, FINGERPRINT_ENV};
 mod meta;
 mod open;
 mod read;
@@ -103,6 +105,8 @@ pub struct Schunk {
     chunks: Chunks,
     /// The cross-process frame lock, for a frame on disk whose I/O backend asks for it.
     lock: Option<Arc<FrameLock>>,
+    /// What is done with fingerprints (docs/FINGERPRINTS.md).
+    fingerprint: FingerprintMode,
 }
 
 /// The local path of a urlpath: c-blosc2 drops a leading "file:///" (and only that).

@@ -82,6 +82,7 @@ impl Schunk {
             vlmetas: Vec::new(),
             chunks,
             lock: None,
+            fingerprint: super::FingerprintMode::from_env(),
         })
     }
 
@@ -96,14 +97,20 @@ impl Schunk {
     }
 
     pub(super) fn create_frame(&self, backing: Backing) -> Result<Frame> {
+        let mode = self.fingerprint;
         let mut frame = Frame::create(
             backing,
             self.storage.io.clone(),
             self.frame_header(),
             &self.metas,
             &self.vlmetas,
+            mode != super::FingerprintMode::Off,
         )?;
         frame.set_offsets_adjust(self.storage.compressor_adjust.clone());
+        frame.set_fingerprinting(
+            mode != super::FingerprintMode::Off,
+            mode == super::FingerprintMode::Verify,
+        );
         Ok(frame)
     }
 
@@ -195,6 +202,7 @@ impl Schunk {
         let mut frame = frame;
         frame.set_offsets_adjust(self.storage.compressor_adjust.clone());
         self.chunks = Chunks::Frame(frame);
+        self.apply_fingerprint_mode();
     }
 
     /// Opens the super-chunk in a cframe buffer. `copy` false keeps the buffer shared (no

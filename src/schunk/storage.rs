@@ -8,6 +8,7 @@ use std::mem::MaybeUninit;
 
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::ChunkHeader;
+use crate::frame::fingerprint::FpChange;
 use crate::frame::offsets::special_offset;
 use crate::frame::{ChunkBytes, DataEdit, Frame, FrameHeader, Meta};
 use crate::Result;
@@ -207,7 +208,8 @@ impl Chunks {
                 offsets.insert(at, offset);
                 let mut h = commit.header;
                 h.cbytes = cbytes + stored_len;
-                frame.commit(h, commit.metas, commit.vlmetas, write, offsets)?;
+                let fp = FpChange::Insert(at, write.map(|(_, c)| c));
+                frame.commit(h, commit.metas, commit.vlmetas, write, offsets, fp)?;
                 Ok(cbytes + stored_len)
             }
         }
@@ -264,14 +266,17 @@ impl Chunks {
             match special {
                 Some(kind) => offsets[i] = special_offset(kind),
                 None => {
-                    if old_offset < 0 {
+                    // With fingerprints the new chunk gets a new file: the old one, which the
+                    // table in force describes, stays whole until the new index replaces it.
+                    if old_offset < 0 || frame.writes_fingerprints() {
                         offsets[i] = next_chunk_id(&offsets);
                     }
                     write = Some((offsets[i], chunk));
                 }
             }
             let after = h.cbytes;
-            frame.commit(h, commit.metas, commit.vlmetas, write, offsets)?;
+            let fp = FpChange::Replace(i, write.map(|(_, c)| c));
+            frame.commit(h, commit.metas, commit.vlmetas, write, offsets, fp)?;
             if old_offset >= 0 {
                 frame.remove_unused_chunk_files(&[old_offset])?;
             }
@@ -296,12 +301,13 @@ impl Chunks {
         };
         h.cbytes = cbytes + delta;
         let after = h.cbytes;
+        let fp = FpChange::Replace(i, special.is_none().then_some(chunk));
         if !frame.ordered_writes() {
             frame.resize_chunk_slot(slot, old_stored, new_len)?;
             if special.is_none() {
                 frame.write_in_data(slot, chunk)?;
             }
-            frame.commit(h, commit.metas, commit.vlmetas, None, offsets)?;
+            frame.commit(h, commit.metas, commit.vlmetas, None, offsets, fp)?;
         } else {
             // In a file the new data from the slot on (the chunk, then the chunks after it)
             // goes to commit, which first writes it where a kill cannot hurt
@@ -312,7 +318,7 @@ impl Chunks {
                 tail_from: old_end,
                 tail_len: cbytes - old_end,
             };
-            frame.commit_update(h, commit.metas, commit.vlmetas, edit, offsets)?;
+            frame.commit_update(h, commit.metas, commit.vlmetas, edit, offsets, fp)?;
         }
         Ok(after)
     }
@@ -349,7 +355,16 @@ impl Chunks {
             Some(frame.encode_offsets(&offsets, room)?)
         };
         let after = h.cbytes;
-        frame.commit_with(h, commit.metas, commit.vlmetas, None, offsets, off_chunk)?;
+        let fp = FpChange::Remove(i);
+        frame.commit_with(
+            h,
+            commit.metas,
+            commit.vlmetas,
+            None,
+            offsets,
+            off_chunk,
+            fp,
+        )?;
         frame.remove_unused_chunk_files(&[old_offset])?;
         Ok(after)
     }
@@ -370,7 +385,15 @@ impl Chunks {
             Chunks::Frame(frame) => {
                 let old = frame.offsets();
                 let offsets = order.iter().map(|&o| old[o]).collect();
-                frame.commit(commit.header, commit.metas, commit.vlmetas, None, offsets)
+                let fp = FpChange::Permute(order);
+                frame.commit(
+                    commit.header,
+                    commit.metas,
+                    commit.vlmetas,
+                    None,
+                    offsets,
+                    fp,
+                )
             }
         }
     }
