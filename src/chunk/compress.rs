@@ -809,14 +809,20 @@ fn kept_bytes(len: usize, raw: &[RawCopy]) -> Option<usize> {
 /// in a compact copy (see [`compact_block`]) rather than in its block buffer of `need` bytes:
 /// always when they are at most 1/[`COMPACT_FRACTION`] of the buffer; otherwise when the
 /// compact copies waiting, with this one, stay within [`COMPACT_BUDGET_PER_THREAD`] block
-/// buffers' worth per thread (`nthreads`) and [`COMPACT_BUDGET_MAX`] bytes, for blocks of
-/// at most `COMPACT_BUDGET_MAX / 2` bytes.
-fn compacts(kept: usize, need: usize, compact_waiting: usize, nthreads: usize) -> bool {
+/// buffers' worth per thread (`nthreads`) and [`COMPACT_BUDGET_MAX`] bytes, for blocks
+/// (`block_len` bytes) of at most [`COMPACT_BLOCK_MAX`].
+fn compacts(
+    kept: usize,
+    need: usize,
+    block_len: usize,
+    compact_waiting: usize,
+    nthreads: usize,
+) -> bool {
     let budget = need
         .saturating_mul(COMPACT_BUDGET_PER_THREAD.saturating_mul(nthreads))
         .min(COMPACT_BUDGET_MAX);
     kept.saturating_mul(COMPACT_FRACTION) <= need
-        || need <= COMPACT_BUDGET_MAX / 2 && compact_waiting.saturating_add(kept) <= budget
+        || block_len <= COMPACT_BLOCK_MAX && compact_waiting.saturating_add(kept) <= budget
 }
 
 /// The bytes of compact copies that may wait for their turn, in block buffers (beyond the
@@ -834,12 +840,14 @@ fn compacts(kept: usize, need: usize, compact_waiting: usize, nthreads: usize) -
 const COMPACT_BUDGET_PER_THREAD: usize = 2;
 
 /// The most bytes of compact copies that may wait (see [`COMPACT_BUDGET_PER_THREAD`]), and
-/// twice the largest block buffer whose blocks are copied so: the waits cost most with small
+/// ([`COMPACT_BLOCK_MAX`]) the largest blocks copied so: the waits cost most with small
 /// blocks (a wake-up is a larger part of a block's time), which this lets run several blocks
 /// ahead, while large blocks' copies added to the peak memory (2 MB more for 4 MiB zstd-1 f64
 /// chunks on 2 threads, 1.23x c-blosc2's peak RSS; with this cap alone, up to 1.12x in other
 /// rows of bench/matrix.sh, against 1.05x without the copies).
 const COMPACT_BUDGET_MAX: usize = 256 << 10;
+/// See [`COMPACT_BUDGET_MAX`]: 128 KiB, a block size c-blosc2 often chooses.
+const COMPACT_BLOCK_MAX: usize = 128 << 10;
 
 /// The bytes of a block compressed into `buf` (`len` bytes at `BLOCK_OUT_OFFSET`) between its
 /// raw streams `raw`, one after another (None when `raw` does not fit in `len`). A block of
@@ -1239,7 +1247,9 @@ fn compress_blocks_worker<'d>(
                     break;
                 }
                 let kept = kept_bytes(n, &raw).unwrap_or(usize::MAX);
-                if !compacted && compacts(kept, need, st.compact_waiting, st.max_in_use) {
+                let block_len = job.block_len(nblock);
+                if !compacted && compacts(kept, need, block_len, st.compact_waiting, st.max_in_use)
+                {
                     compacted = true;
                     if let Some(buf) = held.as_ref() {
                         drop(st);
@@ -1492,20 +1502,27 @@ mod tests {
         // 50 bytes between the raw streams: kept compact for a buffer of 1600 bytes or more.
         assert_eq!(kept_bytes(len, &raw), Some(50));
         assert_eq!(kept_bytes(40, &raw), None);
-        assert!(compacts(50, 1600, 1600, 0));
-        assert!(!compacts(50, 1599, 1599 - 49, 0));
+        assert!(compacts(50, 1600, 1595, 1600, 0));
+        assert!(!compacts(50, 1599, 1594, 1599 - 49, 0));
         // A larger one within 2 buffers' worth of copies waiting per thread.
-        assert!(compacts(1000, 1599, 2 * 1599 - 1000, 1));
-        assert!(!compacts(1000, 1599, 2 * 1599 - 999, 1));
-        assert!(compacts(1000, 1599, 4 * 1599 - 1000, 2));
-        assert!(!compacts(1000, 1599, 4 * 1599 - 999, 2));
-        assert!(!compacts(usize::MAX, 1599, 0, 2));
-        // At most COMPACT_BUDGET_MAX bytes of them, and only for blocks of half that or less.
-        let big = COMPACT_BUDGET_MAX / 2;
+        assert!(compacts(1000, 1599, 1594, 2 * 1599 - 1000, 1));
+        assert!(!compacts(1000, 1599, 1594, 2 * 1599 - 999, 1));
+        assert!(compacts(1000, 1599, 1594, 4 * 1599 - 1000, 2));
+        assert!(!compacts(1000, 1599, 1594, 4 * 1599 - 999, 2));
+        assert!(!compacts(usize::MAX, 1599, 1594, 0, 2));
+        // At most COMPACT_BUDGET_MAX bytes of them, and only for blocks of COMPACT_BLOCK_MAX
+        // bytes or less.
+        let big = COMPACT_BLOCK_MAX;
         let kept = big / 16;
-        assert!(compacts(kept, big, COMPACT_BUDGET_MAX - kept, 2));
-        assert!(!compacts(kept, big, COMPACT_BUDGET_MAX - kept + 1, 2));
-        assert!(!compacts(kept, big + 1, 0, 2));
+        assert!(compacts(kept, big + 5, big, COMPACT_BUDGET_MAX - kept, 2));
+        assert!(!compacts(
+            kept,
+            big + 5,
+            big,
+            COMPACT_BUDGET_MAX - kept + 1,
+            2
+        ));
+        assert!(!compacts(kept, big + 6, big + 1, 0, 2));
         let compact = compact_block(&buf, len, &raw).unwrap();
         assert_eq!(compact.len(), 50);
         let mut copied = [[0u8; 100]; 2];
