@@ -10,7 +10,8 @@
  *                                             ACKED+1 (the one in flight may or may not be in)
  *
  * KIND is c (contiguous frame file) or s (sparse frame directory). SCEN is append, update,
- * insdel (inserts and deletes) or meta (vlmetalayer add/update/delete, metalayer update).
+ * slice (three chunks next to each other rewritten by one set_slice_buffer call), insdel
+ * (inserts and deletes) or meta (vlmetalayer add/update/delete, metalayer update).
  * The number of operations is CRASH_OPS (environment, default 8). Everything is deterministic:
  * the same run makes the same system calls, which is what lets run.sh kill it before the Nth.
  * check prints OK or BAD with the reason and exits 0 or 1. With CRASH_FINGERPRINT set (run.sh
@@ -100,6 +101,7 @@ static int vl_find(model_t *m, const char *name) {
 static void initial(const char *scen, model_t *m) {
   memset(m, 0, sizeof *m);
   int n = strcmp(scen, "append") == 0 ? 1 : strcmp(scen, "meta") == 0 ? 2 : 5;
+  if (strcmp(scen, "slice") == 0) n = 6;
   for (int i = 0; i < n; i++) m->seeds[m->nchunks++] = i;
   if (strcmp(scen, "meta") == 0) {
     strcpy(m->vlname[0], "v0");
@@ -132,6 +134,16 @@ static void op(const char *scen, int k, model_t *m, blosc2_schunk *sc) {
       if (rc < 0) die("update_chunk", rc);
     }
     m->seeds[at] = seed;
+  } else if (strcmp(scen, "slice") == 0) {
+    /* One call rewrites three chunks next to each other (a multi-chunk update: all or none). */
+    int at = k % (m->nchunks - 2);
+    if (sc) {
+      static int32_t data[3 * ITEMS];
+      for (int j = 0; j < 3; j++) chunk_data(600 + 3 * k + j, data + j * ITEMS);
+      rc = blosc2_schunk_set_slice_buffer(sc, (int64_t)at * ITEMS, (int64_t)(at + 3) * ITEMS, data);
+      if (rc < 0) die("set_slice_buffer", rc);
+    }
+    for (int j = 0; j < 3; j++) m->seeds[at + j] = 600 + 3 * k + j;
   } else if (strcmp(scen, "insdel") == 0) {
     if (k % 2 == 0) {
       int at = (k / 2) % (m->nchunks + 1), seed = 200 + k;

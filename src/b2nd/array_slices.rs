@@ -8,6 +8,7 @@ use super::shape::for_each_index;
 use super::slice::{check_slice, copy_buffer, for_each_block, for_each_chunk, Part, PartCopier};
 use super::store::ChunkStore;
 use crate::chunk::decompress::BlockSpan;
+use crate::schunk::ONE_PASS_BYTES;
 use crate::{Error, Result};
 use std::sync::Mutex;
 
@@ -210,7 +211,8 @@ impl<S: ChunkStore> Array<S> {
     }
 
     /// Writes `buffer` (C order, shape `buffershape`, its first item going to `start`) into
-    /// the region `[start, stop)`.
+    /// the region `[start, stop)`. In a frame file, chunks of it stored one after the other
+    /// are committed together, all or none (up to [`ONE_PASS_BYTES`] of them).
     pub fn set_slice_cbuffer(
         &mut self,
         buffer: &[u8],
@@ -234,6 +236,11 @@ impl<S: ChunkStore> Array<S> {
         }
         let geom = self.geom.clone();
         let mut data = Scratch::chunk_data();
+        // Chunks that follow each other are committed together where the store gains by it
+        // (a frame file: the chunks after them move once, not once per chunk), up to
+        // ONE_PASS_BYTES of them.
+        let one_pass = self.store.updates_in_one_pass();
+        let mut pending: (i64, Vec<Vec<u8>>, usize) = (0, Vec::new(), 0);
         for_each_chunk(&geom, start, stop, |nchunk, coords| {
             let (cstart, cstop) = geom.chunk_region(coords);
             let whole = (0..geom.ndim()).all(|d| start[d] <= cstart[d] && cstop[d] <= stop[d]);
@@ -268,11 +275,28 @@ impl<S: ChunkStore> Array<S> {
                     &dst_start,
                 )
             })?;
+            if one_pass {
+                let (first, chunks, bytes) = &mut pending;
+                let next = *first + chunks.len() as i64 == nchunk;
+                if !chunks.is_empty() && (!next || *bytes >= ONE_PASS_BYTES) {
+                    self.store.update_chunks(*first, chunks)?;
+                }
+                if !next || *bytes >= ONE_PASS_BYTES {
+                    chunks.clear();
+                    (*first, *bytes) = (nchunk, 0);
+                }
+                let chunk = self.store.compress_chunk(&data)?;
+                *bytes += chunk.len();
+                chunks.push(chunk);
+                return Ok(());
+            }
             // Stored at once: keeping every compressed chunk until the end held a second copy
             // of the array's compressed bytes (from_cbuffer peaked at twice c-blosc2's).
             self.store.update_chunk_data(nchunk, &data)?;
             Ok(())
-        })
+        })?;
+        self.store.update_chunks(pending.0, &pending.1)?;
+        Ok(())
     }
 
     /// A new array holding the region `[start, stop)`; `params` gives its chunk and block

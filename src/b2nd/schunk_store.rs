@@ -139,6 +139,13 @@ impl ChunkStore for Schunk {
             Schunk::update_chunk(self, nchunk, chunk)
         })
     }
+    fn updates_in_one_pass(&self) -> bool {
+        Schunk::updates_in_one_pass(self)
+    }
+    fn update_chunks(&mut self, first: i64, chunks: &[Vec<u8>]) -> Result<i64> {
+        let chunks: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+        Schunk::update_chunks(self, first, &chunks)
+    }
     fn delete_chunk(&mut self, nchunk: i64) -> Result<i64> {
         Schunk::delete_chunk(self, nchunk)
     }

@@ -75,6 +75,20 @@ pub trait ChunkStore: Sized + Sync {
         let chunk = self.compress_chunk(data)?;
         self.update_chunk(nchunk, chunk)
     }
+    /// Whether [`ChunkStore::update_chunks`] commits chunks that sit next to each other in one
+    /// pass, so that a caller rewriting several gains by handing them over together.
+    fn updates_in_one_pass(&self) -> bool {
+        false
+    }
+    /// Replaces chunks `first`, `first + 1`, ... with `chunks` (compressed), ending as
+    /// [`ChunkStore::update_chunk`] of each in turn; returns the number of chunks.
+    fn update_chunks(&mut self, first: i64, chunks: &[Vec<u8>]) -> Result<i64> {
+        let mut n = self.nchunks();
+        for (k, chunk) in chunks.iter().enumerate() {
+            n = self.update_chunk(first + k as i64, chunk.clone())?;
+        }
+        Ok(n)
+    }
     /// Removes chunk `nchunk`; returns the new number of chunks.
     fn delete_chunk(&mut self, nchunk: i64) -> Result<i64>;
 

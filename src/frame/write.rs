@@ -274,6 +274,13 @@ impl Frame {
         }
     }
 
+    /// Whether an update of several chunks next to each other in this frame is best committed
+    /// in one pass ([`DataEdit`] holding them all): a contiguous frame in a file, written in
+    /// the crash-safe order (not being built), where each update moves the chunks after it.
+    pub(crate) fn updates_in_one_pass(&self) -> bool {
+        self.ordered_writes() && !self.building
+    }
+
     /// Writes `chunk` at offset `at` of the data section of a contiguous frame.
     pub(crate) fn write_in_data(&mut self, at: i64, chunk: &[u8]) -> Result<()> {
         let Backing::Contiguous { store, offset } = &mut self.backing else {
@@ -283,9 +290,10 @@ impl Frame {
     }
 }
 
-/// New bytes of a contiguous frame's data section: from offset `at` on, it holds `chunk`, then
-/// the `tail_len` bytes that are now at offset `tail_from` of the old data section (the chunks
-/// after an updated one). In an sframe, `at` is the id of the chunk file `chunk` goes to.
+/// New bytes of a contiguous frame's data section: from offset `at` on, it holds `chunk` (one
+/// updated chunk, or several that sit one after the other), then the `tail_len` bytes that are
+/// now at offset `tail_from` of the old data section (the chunks after the updated ones). In an
+/// sframe, `at` is the id of the chunk file `chunk` goes to.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct DataEdit<'a> {
     pub at: i64,
@@ -472,8 +480,9 @@ fn write_update_safely(
         if edit.tail_len > 0 && *o >= new_tail {
             *o -= delta;
             tail.push(j);
-        } else if n_len > 0 && *o == edit.at {
-            *o = far - hl;
+        } else if (edit.at..new_tail).contains(o) {
+            // A new chunk (`edit.chunk` may hold several, one after the other).
+            *o += far - hl - edit.at;
         }
     }
     // Groups of whole chunks: the tail cut where its chunks start.

@@ -3,13 +3,17 @@
 
 use std::borrow::Cow;
 
-use super::storage::{Chunks, Commit};
+use super::storage::{Chunks, Commit, Replacement};
 use super::Schunk;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
 use crate::chunk::scratch::with_chunk_out;
 use crate::chunk::ChunkHeader;
 use crate::frame::offsets::chunk_offset_special;
 use crate::{Error, Result};
+
+/// The most compressed bytes of chunks that a call writing a slice keeps to commit in one pass
+/// ([`Schunk::update_chunks`]); past it, the chunks kept so far are committed.
+pub const ONE_PASS_BYTES: usize = 16 << 20;
 
 impl Schunk {
     // ----- writing chunks ------------------------------------------------------------------
@@ -172,6 +176,76 @@ impl Schunk {
         self.nbytes += nbytes as i64 - old_nbytes;
         self.chunksize = chunksize;
         Ok(self.nchunks())
+    }
+
+    /// Replaces chunks `first`, `first + 1`, ... with `chunks`; returns the number of chunks.
+    /// The super-chunk ends as after [`Schunk::update_chunk`] of each in turn. In a contiguous
+    /// frame file where the replaced chunks sit one after the other, they are committed in one
+    /// kill-safe pass (all of them or none; the chunks after them move once), and a bad chunk
+    /// among them changes nothing; elsewhere they are updated one by one.
+    pub fn update_chunks(&mut self, first: i64, chunks: &[&[u8]]) -> Result<i64> {
+        if chunks.len() > 1 && self.updates_in_one_pass() {
+            let chunksize = self.chunksize;
+            let done = {
+                let _held = self.hold(true)?;
+                self.update_run(first, chunks)
+            };
+            if !matches!(done, Ok(true)) {
+                self.chunksize = chunksize;
+            }
+            if done? {
+                return Ok(self.nchunks());
+            }
+        }
+        for (k, chunk) in chunks.iter().enumerate() {
+            self.update_chunk(first + k as i64, chunk)?;
+        }
+        Ok(self.nchunks())
+    }
+
+    /// Whether [`Schunk::update_chunks`] may commit several chunks in one pass.
+    pub fn updates_in_one_pass(&self) -> bool {
+        match &self.chunks {
+            Chunks::Frame(f) => f.updates_in_one_pass(),
+            Chunks::List(_) => false,
+        }
+    }
+
+    /// The one pass of [`Schunk::update_chunks`]; false (nothing written) where the chunks are
+    /// not stored one after the other. Leaves `chunksize` changed unless it returns true.
+    fn update_run(&mut self, first: i64, chunks: &[&[u8]]) -> Result<bool> {
+        let first_i = self.index(first)?;
+        let mut run = Vec::with_capacity(chunks.len());
+        let mut nbytes_delta = 0i64;
+        for (k, chunk) in chunks.iter().enumerate() {
+            let nchunk = first + k as i64;
+            let i = self.index(nchunk)?;
+            let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
+            self.check_chunk_kind(chunk, Error::ChunkUpdate)?;
+            // Each update sees the chunksize the ones before it left.
+            self.chunksize = self.chunksize_after(nchunk, false, nbytes)?;
+            let old_h = self.chunks.header_of(i)?;
+            nbytes_delta += nbytes as i64 - old_h.nbytes as i64;
+            run.push(Replacement {
+                chunk: &chunk[..cbytes as usize],
+                special: chunk_offset_special(chunk),
+                old_cbytes: old_h.cbytes as i64,
+            });
+        }
+        let mut header = self.frame_header();
+        header.chunksize = self.chunksize;
+        header.nbytes = self.nbytes + nbytes_delta;
+        let commit = Commit::new(header, &self.metas, &self.vlmetas);
+        let Some(cbytes) = self
+            .chunks
+            .replace_run(first_i, &run, self.cbytes, commit)?
+        else {
+            return Ok(false);
+        };
+        self.mark_list_changed(first_i);
+        self.cbytes = cbytes;
+        self.nbytes += nbytes_delta;
+        Ok(true)
     }
 
     /// Removes chunk `nchunk`; returns the number of chunks left.

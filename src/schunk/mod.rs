@@ -3,6 +3,7 @@
 //! either as a plain list of chunks in memory or in a frame (see `crate::frame`).
 
 mod chunks;
+pub use chunks::ONE_PASS_BYTES;
 mod copy;
 mod fingerprint;
 pub use fingerprint::{FingerprintMode, FINGERPRINT_ENV};

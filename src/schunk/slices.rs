@@ -1,6 +1,6 @@
 //! Item slices across chunks.
 
-use super::Schunk;
+use super::{Schunk, ONE_PASS_BYTES};
 use crate::chunk::header::MAX_OVERHEAD;
 use crate::{Error, Result};
 
@@ -54,13 +54,18 @@ impl Schunk {
         Ok(())
     }
 
-    /// Writes items `start..stop` from `src`, recompressing the chunks touched.
+    /// Writes items `start..stop` from `src`, recompressing the chunks touched. In a frame
+    /// file they are committed together, all or none (see [`Schunk::update_chunks`]).
     pub fn set_slice_buffer(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
         let _held = self.hold(true)?;
         let (bstart, bstop, cs) = self.check_slice(start, stop)?;
         if (src.len() as i64) < bstop - bstart {
             return Err(Error::InvalidParam);
         }
+        // Where the super-chunk gains by it, the chunks are committed together (up to
+        // ONE_PASS_BYTES of them): in a frame file the chunks after them then move once.
+        let one_pass = self.updates_in_one_pass();
+        let (mut first, mut pending, mut bytes) = (bstart / cs, Vec::new(), 0);
         let mut pos = bstart;
         while pos < bstop {
             let n = pos / cs;
@@ -76,9 +81,22 @@ impl Schunk {
             if self.compressor().compress_to_vec(&data, &mut chunk)? == 0 {
                 return Err(Error::Failure);
             }
-            self.update_chunk_owned(n, chunk)?;
             pos += take;
+            if !one_pass {
+                self.update_chunk_owned(n, chunk)?;
+                continue;
+            }
+            bytes += chunk.len();
+            pending.push(chunk);
+            if bytes >= ONE_PASS_BYTES {
+                let chunks: Vec<&[u8]> = pending.iter().map(|c| &c[..]).collect();
+                self.update_chunks(first, &chunks)?;
+                (first, bytes) = (n + 1, 0);
+                pending.clear();
+            }
         }
+        let chunks: Vec<&[u8]> = pending.iter().map(|c| &c[..]).collect();
+        self.update_chunks(first, &chunks)?;
         Ok(())
     }
 }

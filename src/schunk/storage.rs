@@ -24,6 +24,16 @@ pub(super) enum Chunks {
 /// What a change to a frame commits with the chunks: the frame header after the change (its
 /// chunk size and nbytes already set; the change works out cbytes) and the metalayers.
 /// Chunk lists take no notice of it.
+/// A chunk that replaces one of a super-chunk ([`Chunks::replace_run`]).
+pub(super) struct Replacement<'a> {
+    /// Exactly its cbytes.
+    pub chunk: &'a [u8],
+    /// The special value it stands for (it is stored as an offset, not in the data section).
+    pub special: Option<Special>,
+    /// The cbytes of the chunk it replaces.
+    pub old_cbytes: i64,
+}
+
 pub(super) struct Commit<'a> {
     pub header: FrameHeader,
     pub metas: &'a [Meta],
@@ -321,6 +331,75 @@ impl Chunks {
             frame.commit_update(h, commit.metas, commit.vlmetas, edit, offsets, fp)?;
         }
         Ok(after)
+    }
+
+    /// [`Chunks::replace`] of chunks `first..first + run.len()` at once, in a contiguous frame
+    /// file where they sit one after the other (nothing else stored between or in them): the
+    /// frame ends with the bytes the updates one by one leave, but the chunks after them move
+    /// once, in one kill-safe commit (all of the updates or none). Returns the super-chunk's
+    /// cbytes after, or `None` (nothing done) where the chunks are not so stored.
+    pub(super) fn replace_run(
+        &mut self,
+        first: usize,
+        run: &[Replacement<'_>],
+        cbytes: i64,
+        commit: Commit<'_>,
+    ) -> Result<Option<i64>> {
+        let Chunks::Frame(frame) = self else {
+            return Ok(None);
+        };
+        if !frame.ordered_writes() {
+            return Ok(None);
+        }
+        let mut offsets = frame.offsets().to_vec();
+        let Some(&slot) = offsets.get(first) else {
+            return Ok(None);
+        };
+        let mut old_end = slot;
+        for (k, r) in run.iter().enumerate() {
+            if slot < 0 || offsets.get(first + k) != Some(&old_end) {
+                return Ok(None);
+            }
+            old_end += r.old_cbytes;
+        }
+        let members = first..first + run.len();
+        let shared = offsets
+            .iter()
+            .enumerate()
+            .any(|(j, o)| !members.contains(&j) && (slot..old_end).contains(o));
+        if shared || old_end > cbytes {
+            return Ok(None);
+        }
+        // As the updates one by one leave it: the new chunks from the slot on, in order (a
+        // special one stores nothing), the chunks after them moved by the change in size.
+        let mut data = Vec::new();
+        for (k, r) in run.iter().enumerate() {
+            offsets[first + k] = match r.special {
+                Some(kind) => special_offset(kind),
+                None => {
+                    let at = slot + data.len() as i64;
+                    data.extend_from_slice(r.chunk);
+                    at
+                }
+            };
+        }
+        let delta = slot + data.len() as i64 - old_end;
+        for (j, o) in offsets.iter_mut().enumerate() {
+            if !members.contains(&j) && *o >= old_end {
+                *o += delta;
+            }
+        }
+        let mut h = commit.header;
+        h.cbytes = cbytes + delta;
+        let after = h.cbytes;
+        let edit = DataEdit {
+            at: slot,
+            chunk: &data,
+            tail_from: old_end,
+            tail_len: cbytes - old_end,
+        };
+        frame.commit_update(h, commit.metas, commit.vlmetas, edit, offsets)?;
+        Ok(Some(after))
     }
 
     /// Removes chunk `i` (whose cbytes were `old_cbytes`); returns the super-chunk's cbytes
