@@ -106,6 +106,16 @@ fn every_operation_keeps_the_fingerprint() {
         sc.update_chunk(2, &compress(&sc, &data(5000, 5))).unwrap();
         expect[2] = data(5000, 5);
         intact(&sc);
+        // Neighbouring chunks rewritten by one call (one kill-safe pass in a frame file).
+        let run: Vec<Vec<u8>> = (0..3).map(|k| data(5000, 40 + k)).collect();
+        let chunks: Vec<Vec<u8>> = run.iter().map(|d| compress(&sc, d)).collect();
+        let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+        sc.update_chunks(1, &refs).unwrap();
+        for (k, d) in run.into_iter().enumerate() {
+            expect[1 + k] = d;
+        }
+        check_data(&sc, &expect);
+        intact(&sc);
         // Insert, delete, reorder.
         sc.insert_chunk(1, &compress(&sc, &data(5000, 55))).unwrap();
         expect.insert(1, data(5000, 55));

@@ -76,6 +76,8 @@ pub(crate) enum FpChange<'a> {
     Insert(usize, Option<&'a [u8]>),
     /// The chunk at this position replaced.
     Replace(usize, Option<&'a [u8]>),
+    /// The chunks from this position on replaced, in one commit (`None`: a special chunk).
+    ReplaceRun(usize, &'a [Option<&'a [u8]>]),
     /// The chunk at this position removed.
     Remove(usize),
     /// New chunk `i` is old chunk `order[i]`.
@@ -92,6 +94,11 @@ impl FpChange<'_> {
             FpChange::Same | FpChange::Rebuild => {}
             FpChange::Insert(i, c) if i <= table.len() => table.insert(i, Entry::of(c)),
             FpChange::Replace(i, c) if i < table.len() => table[i] = Entry::of(c),
+            FpChange::ReplaceRun(first, run) if first + run.len() <= table.len() => {
+                for (k, &c) in run.iter().enumerate() {
+                    table[first + k] = Entry::of(c);
+                }
+            }
             FpChange::Remove(i) if i < table.len() => {
                 table.remove(i);
             }
@@ -464,6 +471,13 @@ mod tests {
         assert_eq!(t, vec![e(2), e(0), Entry::default()]);
         FpChange::Replace(0, Some(b"x")).apply(&mut t).unwrap();
         assert_eq!(t[0], Entry::of(Some(b"x")));
+        let run: [Option<&[u8]>; 2] = [Some(b"yz"), None];
+        FpChange::ReplaceRun(0, &run).apply(&mut t).unwrap();
+        assert_eq!(t[0], Entry::of(Some(b"yz")));
+        assert_eq!(t[1], Entry::of(None));
+        assert!(FpChange::ReplaceRun(t.len() - 1, &run)
+            .apply(&mut t)
+            .is_err());
         assert!(FpChange::Remove(3).apply(&mut t).is_err());
         assert!(FpChange::Permute(&[0]).apply(&mut t).is_err());
     }

@@ -398,7 +398,12 @@ impl Chunks {
             tail_from: old_end,
             tail_len: cbytes - old_end,
         };
-        frame.commit_update(h, commit.metas, commit.vlmetas, edit, offsets)?;
+        let stored: Vec<Option<&[u8]>> = run
+            .iter()
+            .map(|r| r.special.is_none().then_some(r.chunk))
+            .collect();
+        let fp = FpChange::ReplaceRun(first, &stored);
+        frame.commit_update(h, commit.metas, commit.vlmetas, edit, offsets, fp)?;
         Ok(Some(after))
     }
 
