@@ -5,7 +5,7 @@
 #
 # Builds our release library, fetches the reference (capi-tests/get-reference.sh), compiles
 # bench/bench.c against the reference headers and runs it. A full run takes about 5 minutes,
-# --quick under one. Output is a Markdown table (README.md "Performance" holds one).
+# --quick under one. Output is a Markdown table (docs/PERFORMANCE.md holds one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
