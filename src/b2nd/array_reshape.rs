@@ -7,7 +7,7 @@ use super::array::{
 use super::meta;
 use super::scratch::Scratch;
 use super::shape::{for_each_index, strides, Geometry};
-use super::slice::for_each_block;
+use super::slice::{for_each_block, BlockPart};
 use super::store::{ChunkStore, MemStore};
 use super::MAX_DIM;
 use crate::chunk::header::Special;
@@ -506,19 +506,31 @@ fn cut_blocks_maskout(
     coords: &[i64],
 ) -> Result<Vec<bool>> {
     let mut mask = vec![true; old.nblocks()];
+    for_each_cut_part(old, new_shape, cut_dims, coords, |p| {
+        *mask.get_mut(p.nblock).ok_or(Error::Data)? = false;
+        Ok(())
+    })?;
+    Ok(mask)
+}
+
+/// Calls `f` for every block part of chunk `coords` holding items that a shrink to
+/// `new_shape` cuts along `cut_dims` (once per cut dimension that reaches into the chunk).
+fn for_each_cut_part(
+    old: &Geometry,
+    new_shape: &[i64],
+    cut_dims: &[usize],
+    coords: &[i64],
+    mut f: impl FnMut(BlockPart) -> Result<()>,
+) -> Result<()> {
     let (cstart, cstop) = old.chunk_region(coords);
     for &d in cut_dims {
         let mut start = cstart.clone();
         start[d] = start[d].max(new_shape[d]);
-        if start[d] >= cstop[d] {
-            continue;
+        if start[d] < cstop[d] {
+            for_each_block(old, coords, &start, &cstop, &mut f)?;
         }
-        for_each_block(old, coords, &start, &cstop, |p| {
-            *mask.get_mut(p.nblock).ok_or(Error::Data)? = false;
-            Ok(())
-        })?;
     }
-    Ok(mask)
+    Ok(())
 }
 
 /// Whether every byte of `s` is zero (a vectorisable fold, where `iter().any` goes byte by
@@ -536,35 +548,27 @@ fn zero_cut_items(
     data: &mut [u8],
 ) -> Result<bool> {
     let mut changed = false;
-    let (cstart, cstop) = old.chunk_region(coords);
     let (ts, bn) = (old.typesize, old.block_nbytes());
     let item_strides = strides(&old.blockshape);
-    for &d in cut_dims {
-        let mut start = cstart.clone();
-        start[d] = start[d].max(new_shape[d]);
-        if start[d] >= cstop[d] {
-            continue;
-        }
-        for_each_block(old, coords, &start, &cstop, |p| {
-            // Row by row: the items along the last dimension are contiguous in a block.
-            let last = p.start.len() - 1;
-            let outer: Vec<i64> = (0..last).map(|i| p.stop[i] - p.start[i]).collect();
-            let row = (p.stop[last] - p.start[last]) as usize * ts;
-            for_each_index(&outer, |rel| {
-                let item: i64 = (0..last)
-                    .map(|i| (p.start[i] - p.block_origin[i] + rel[i]) * item_strides[i])
-                    .sum::<i64>()
-                    + (p.start[last] - p.block_origin[last]) * item_strides[last];
-                let at = p.nblock * bn + item as usize * ts;
-                let cut = data.get_mut(at..at + row).ok_or(Error::Data)?;
-                if !all_zeros(cut) {
-                    cut.fill(0);
-                    changed = true;
-                }
-                Ok(())
-            })
-        })?;
-    }
+    for_each_cut_part(old, new_shape, cut_dims, coords, |p| {
+        // Row by row: the items along the last dimension are contiguous in a block.
+        let last = p.start.len() - 1;
+        let outer: Vec<i64> = (0..last).map(|i| p.stop[i] - p.start[i]).collect();
+        let row = (p.stop[last] - p.start[last]) as usize * ts;
+        for_each_index(&outer, |rel| {
+            let item: i64 = (0..last)
+                .map(|i| (p.start[i] - p.block_origin[i] + rel[i]) * item_strides[i])
+                .sum::<i64>()
+                + (p.start[last] - p.block_origin[last]) * item_strides[last];
+            let at = p.nblock * bn + item as usize * ts;
+            let cut = data.get_mut(at..at + row).ok_or(Error::Data)?;
+            if !all_zeros(cut) {
+                cut.fill(0);
+                changed = true;
+            }
+            Ok(())
+        })
+    })?;
     Ok(changed)
 }
 
