@@ -14,6 +14,11 @@ Usage: bench/python/compare.py --ours PY --ref PY --prefix PREFIX [--pairs N] [-
   --pairs N      process pairs (default 7): ours then the reference in even pairs, the
                  reference then ours in odd ones; each process runs every selected workload
                  of bench/python/workloads.py (each row: its best time in that process)
+  --rounds R     (default 2) the two processes of a pair live at once and take turns row by
+                 row: each row is timed R times by each side, alternately (A B A B), while the
+                 other side waits idle, and a side's time is its best; a slow phase of the host
+                 (seconds long on the VMs here) then hits both sides of a row alike instead of
+                 every row of one process. 0: the processes of a pair run one after the other
   --only REGEX   the rows whose OP@DATASET name matches (`--only 'sum@|slice_'`)
   --json FILE    also write every time measured; --from-json FILE prints the tables again
   --markdown     tables in Markdown (for docs/PERFORMANCE.md)
@@ -72,6 +77,72 @@ def run_side(side, python, env, args, workdir):
     return lib, version, rows
 
 
+def start_side(python, env, args, workdir):
+    cmd = [python, "-B", os.path.join(HERE, "workloads.py"), workdir, "--min-time", str(args.min_time),
+           "--lockstep", str(args.rounds)]
+    if args.only:
+        cmd += ["--only", args.only]
+    err = tempfile.TemporaryFile(mode="w+")
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
+                         cwd=workdir, bufsize=1)
+    return p, err
+
+
+def run_pair_lockstep(order, py, env, args, workdir):
+    """Both sides of a pair at once, row by row in turns (see --rounds)."""
+    procs = {side: start_side(py[side], env[side], args, workdir) for side in order}
+    head = {side: {} for side in order}
+    rows = {side: {} for side in order}
+
+    def line(side):
+        p, err = procs[side]
+        got = p.stdout.readline()
+        if not got:
+            p.wait()
+            err.seek(0)
+            sys.stderr.write(err.read()[-3000:])
+            sys.exit(f"compare.py: the {side} process ended early (status {p.returncode})")
+        return got.split()
+
+    for side in order:
+        while True:
+            f = line(side)
+            if f[0] in ("lib", "version"):
+                head[side][f[0]] = f[1:]
+            if f[0] == "version":
+                break
+    while True:
+        waits = {}
+        for side in order:
+            got = procs[side][0].stdout.readline().split()
+            waits[side] = got[1:3] if got[:1] == ["wait"] else None
+        if all(w is None for w in waits.values()):
+            break
+        if len({tuple(w or ()) for w in waits.values()}) != 1:
+            sys.exit(f"compare.py: the sides disagree on the next row: {waits}")
+        fam, name = waits[order[0]]
+        best = {side: math.inf for side in order}
+        for _ in range(args.rounds):
+            for side in order:
+                p = procs[side][0]
+                p.stdin.write("go\n")
+                p.stdin.flush()
+                f = line(side)
+                if f[:1] != ["row"] or f[2] != name:
+                    sys.exit(f"compare.py: the {side} process answered {f} for {name}")
+                best[side] = None if f[3] == "WRONG" or best[side] is None else min(best[side], float(f[3]))
+        for side in order:
+            rows[side][name] = (fam, best[side])
+    for side in order:
+        p, err = procs[side]
+        p.stdin.close()
+        if p.wait() not in (0, 1):
+            err.seek(0)
+            sys.stderr.write(err.read()[-3000:])
+            sys.exit(f"compare.py: the {side} process failed (status {p.returncode})")
+    return {side: (head[side].get("lib"), " ".join(head[side].get("version", [])), rows[side]) for side in order}
+
+
 def check_libs(ours_lib, ref_lib, want):
     if ours_lib != [want]:
         sys.exit(f"compare.py: WRONG LIBRARY: ours maps {ours_lib}, not {want}")
@@ -88,12 +159,21 @@ def measure(args):
         "ref": base,
     }
     py = {"ours": ours_py, "ref": ref_py}
-    data = {"pairs": [], "load_before": open("/proc/loadavg").read().split()[:3], "prefix": want}
+    data = {"pairs": [], "rounds": args.rounds, "load_before": open("/proc/loadavg").read().split()[:3], "prefix": want}
     with tempfile.TemporaryDirectory(prefix="pybench-") as workdir:
         for i in range(args.pairs):
             order = ("ours", "ref") if i % 2 == 0 else ("ref", "ours")
             pair = {}
-            for side in order:
+            if args.rounds > 0:
+                t = time.time()
+                for side, (lib, version, rows) in run_pair_lockstep(order, py, env, args, workdir).items():
+                    pair[side] = rows
+                    data.setdefault("libs", {})[side] = lib
+                    data.setdefault("versions", {})[side] = version
+                print(f"pair {i + 1}/{args.pairs} ({order[0]} first, {args.rounds} rounds a row): "
+                      f"{len(rows)} rows, {time.time() - t:.0f} s, load {open('/proc/loadavg').read().split()[0]}",
+                      file=sys.stderr, flush=True)
+            for side in order if args.rounds == 0 else ():
                 t = time.time()
                 lib, version, rows = run_side(side, py[side], env[side], args, workdir)
                 pair[side] = rows
@@ -171,6 +251,7 @@ def main():
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--only", default="")
     ap.add_argument("--min-time", type=float, default=0.3)
+    ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--json")
     ap.add_argument("--from-json")
     ap.add_argument("--markdown", action="store_true")

@@ -324,6 +324,9 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the row names and exit")
     ap.add_argument("--min-time", type=float, default=0.3)
     ap.add_argument("--max-reps", type=int, default=20)
+    ap.add_argument("--lockstep", type=int, default=0, metavar="ROUNDS",
+                    help="driven by compare.py: before each row print 'wait FAMILY NAME', then time it "
+                         "ROUNDS times, each after a line on stdin, printing a row line each time")
     args = ap.parse_args()
     only = re.compile(args.only)
     print("lib", " ".join(mapped_libblosc2()) or "none", flush=True)
@@ -341,13 +344,18 @@ def main():
                 if args.list:
                     print("row", family, name, flush=True)
                     continue
-                ms, result = timed(fn, args.min_time, args.max_reps)
-                if check is not None and not check(result):
-                    print("row", family, name, "WRONG", flush=True)
-                    wrong += 1
-                else:
-                    print("row", family, name, f"{ms:.3f}", flush=True)
-                del result
+                if args.lockstep:
+                    print("wait", family, name, flush=True)
+                for r in range(max(1, args.lockstep)):
+                    if args.lockstep and not sys.stdin.readline():
+                        sys.exit(2)
+                    ms, result = timed(fn, args.min_time, args.max_reps)
+                    if r == 0 and check is not None and not check(result):
+                        print("row", family, name, "WRONG", flush=True)
+                        wrong += 1
+                    else:
+                        print("row", family, name, f"{ms:.3f}", flush=True)
+                    del result
     finally:
         shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if wrong else 0)
