@@ -169,43 +169,10 @@ pub(crate) fn decompress_defined(
     decompressor.decompress(chunk, dst, usable_maskout(chunk, maskout))
 }
 
-/// Compresses `data` as one chunk (room for the worst case, so it always fits), into a
-/// buffer of its own that only the chunk's bytes are written to (no chunk-sized buffer zeroed
-/// and no copy): a kept buffer of a chunk dropped before (see `crate::kept`), whose pages are
-/// resident, or a new one of the chunk's room. The chunk keeps a little room at most (as
-/// `schunk::storage::list_chunk` leaves, so that a chunk replacing it most often fits in its
-/// place).
+/// [`crate::schunk::compress_list_chunk`] with c-blosc2's b2nd answer to any compression error
+/// (a filter that refuses the data, say): BLOSC2_ERROR_FAILURE.
 pub(crate) fn compress_with(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
-    let room = data.len() + MAX_OVERHEAD;
-    let mut chunk = crate::kept::take(|buffers| kept_for(buffers, room))
-        .unwrap_or_else(|| Vec::with_capacity(room));
-    // c-blosc2's b2nd answers any compression error with BLOSC2_ERROR_FAILURE.
-    match compressor.compress_to_vec(data, &mut chunk) {
-        Ok(n) if n > 0 => {
-            if chunk.capacity() - n > n / 8 {
-                chunk.shrink_to(n + n / 64);
-            }
-            Ok(chunk)
-        }
-        _ => {
-            crate::kept::keep([chunk]);
-            Err(Error::Failure)
-        }
-    }
-}
-
-/// The kept buffer to compress a chunk of `room` bytes at most into: the largest of those
-/// that are no larger (the newest of them), and not so small that the chunk would grow it
-/// many times.
-fn kept_for(buffers: &[Vec<u8>], room: usize) -> Option<usize> {
-    let mut best: Option<usize> = None;
-    for (i, b) in buffers.iter().enumerate().rev() {
-        let c = b.capacity();
-        if c <= room && c >= room / 32 && best.is_none_or(|j| c > buffers[j].capacity()) {
-            best = Some(i);
-        }
-    }
-    best
+    crate::schunk::compress_list_chunk(compressor, data).map_err(|_| Error::Failure)
 }
 
 /// Compresses `data` as one chunk into this thread's reused buffer and runs `f` on the

@@ -22,10 +22,17 @@ impl Schunk {
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
         let _held = self.hold(true)?;
         let compressor = self.compressor();
+        if self.chunks.is_list() && src.len() >= crate::kept::MIN {
+            // A list keeps the buffer the chunk was compressed into (a kept one whose pages are
+            // resident, see crate::kept), as c-blosc2 keeps its: no copy of the chunk.
+            let chunk = super::storage::compress_list_chunk(&compressor, src)?;
+            return self.insert_at(self.nchunks(), Cow::Owned(chunk));
+        }
         // Compressed into the thread's reused buffer, then stored at its compressed size (a
-        // frame copies it in, a list keeps an exact-size copy). A chunk-sized buffer per call
-        // was zeroed by calloc once glibc served it from the heap, and, above glibc's mmap
-        // threshold, mapped, shrunk and unmapped per chunk (faulting its pages in each time).
+        // frame copies it in, a small chunk of a list is copied to its own exact-size
+        // buffer). A chunk-sized buffer per call was zeroed by calloc once glibc served it
+        // from the heap, and, above glibc's mmap threshold, mapped, shrunk and unmapped per
+        // chunk (faulting its pages in each time).
         with_chunk_out(src.len() + MAX_OVERHEAD, |chunk| {
             let n = compressor.compress(src, chunk)?;
             if n == 0 {

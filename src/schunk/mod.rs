@@ -14,6 +14,7 @@ mod sharing;
 pub use sharing::read_shared;
 mod slices;
 mod storage;
+pub(crate) use storage::compress_list_chunk;
 use storage::Chunks;
 
 use std::path::{Path, PathBuf};

@@ -8,10 +8,11 @@ use std::mem::MaybeUninit;
 
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::ChunkHeader;
+use crate::chunk::Compressor;
 use crate::frame::fingerprint::FpChange;
 use crate::frame::offsets::special_offset;
 use crate::frame::{ChunkBytes, DataEdit, Frame, FrameHeader, Meta};
-use crate::Result;
+use crate::{Error, Result};
 
 /// Where the chunks of a super-chunk are.
 pub(super) enum Chunks {
@@ -66,6 +67,47 @@ fn list_counted_cbytes(old_cbytes: i64) -> i64 {
 /// than an eighth of it.
 fn fits(capacity: usize, len: usize) -> bool {
     capacity >= len && capacity - len <= len / 8
+}
+
+/// Compresses `data` as one chunk (room for the worst case, so it always fits), into a
+/// buffer of its own that only the chunk's bytes are written to (no chunk-sized buffer zeroed
+/// and no copy): a kept buffer of a chunk dropped before (see `crate::kept`), whose pages are
+/// resident, or a new one of the chunk's room. The chunk keeps a little room at most (as
+/// [`list_chunk`] leaves, so that a chunk replacing it most often fits in its
+/// place).
+pub(crate) fn compress_list_chunk(compressor: &Compressor, data: &[u8]) -> Result<Vec<u8>> {
+    let room = data.len() + MAX_OVERHEAD;
+    let mut chunk = crate::kept::take(|buffers| kept_for(buffers, room))
+        .unwrap_or_else(|| Vec::with_capacity(room));
+    // The compressor's error as it is (a super-chunk append returns it, as c-blosc2's does;
+    // b2nd answers any with BLOSC2_ERROR_FAILURE), and Failure for a chunk that did not fit.
+    let result = compressor.compress_to_vec(data, &mut chunk);
+    match result {
+        Ok(n) if n > 0 => {
+            if chunk.capacity() - n > n / 8 {
+                chunk.shrink_to(n + n / 64);
+            }
+            Ok(chunk)
+        }
+        _ => {
+            crate::kept::keep([chunk]);
+            Err(result.err().unwrap_or(Error::Failure))
+        }
+    }
+}
+
+/// The kept buffer to compress a chunk of `room` bytes at most into: the largest of those
+/// that are no larger (the newest of them), and not so small that the chunk would grow it
+/// many times.
+fn kept_for(buffers: &[Vec<u8>], room: usize) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, b) in buffers.iter().enumerate().rev() {
+        let c = b.capacity();
+        if c <= room && c >= room / 32 && best.is_none_or(|j| c > buffers[j].capacity()) {
+            best = Some(i);
+        }
+    }
+    best
 }
 
 /// A copy of `chunk` for a list, in a kept buffer when one fits.
@@ -181,6 +223,11 @@ impl Chunks {
     /// Puts `chunk` (exactly its cbytes; `special` when a frame keeps it as an offset value)
     /// at position `at`. Returns the super-chunk's cbytes after, from `cbytes` before: a list
     /// counts every chunk whole, a frame only the chunks it stores.
+    /// Whether the chunks are a list in memory, which keeps a chunk handed over as its own.
+    pub(super) fn is_list(&self) -> bool {
+        matches!(self, Chunks::List(_))
+    }
+
     pub(super) fn insert(
         &mut self,
         at: usize,
