@@ -497,9 +497,7 @@ valgrind_run() {
   local p=$1
   command -v valgrind >/dev/null || { echo "valgrind not installed"; return 1; }
   [ -x "$BUILD/bin/$p.pc-shared" ] || { echo "not built"; return 1; }
-  timeout 3600 valgrind -q --error-exitcode=99 --leak-check=full \
-    --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
-    "$BUILD/bin/$p.pc-shared" >"$BUILD/out/$p.valgrind"
+  "$HERE/memcheck.sh" --exec "$BUILD/bin/$p.pc-shared" >"$BUILD/out/$p.valgrind"
 }
 
 build_pkgconfig_cxx() {
