@@ -1,13 +1,28 @@
-//! Build script: gives the shared library c-blosc2's SONAME and generates the C headers.
+//! Build script. It does five things:
 //!
-//! Each public header is one cbindgen run over the Rust files listed for it in `HEADERS`
-//! (repr(C) types, consts and `extern "C"` functions), wrapped in hand-written C fragments from
-//! `cbindgen/` for what cbindgen cannot express (anonymous enums, static const *_DEFAULTS,
-//! static inline helpers, function-like macros, BLOSC1_COMPAT aliases).  Items listed as `own`
-//! by one header are excluded from every other header, so shared sources (types.rs, consts.rs)
-//! can feed several headers.  The headers land in OUT_DIR/include; with
-//! RBLOSC2_UPDATE_HEADERS=1 they are also copied to include/ (committed; `capi::tests` checks
-//! that include/ is fresh).
+//! 1. Gives the shared library c-blosc2's SONAME, `libblosc2.so.9` (Linux), so that programs
+//!    linked against c-blosc2 3.2/3.3 load it.
+//! 2. Lays out and links the shared library (`link_hot_text`, Linux, host == target, gnu only):
+//!    when the toolchain ships rust-lld, links with it (`-fuse-ld=lld`) and the linker script
+//!    link/hot-text.ld (the benchmark workloads' functions first); packs relative relocations
+//!    when the C library loads them (`libc_has_packed_relocations`: glibc 2.36+); and links
+//!    GCC's unwinder statically so the library needs no libgcc_s.so.1
+//!    (`link_unwinder_statically`). Without rust-lld none of the three is done.
+//! 3. Exports zlib-ng's release (read from the zlib.h of libz-sys, `DEP_Z_INCLUDE`) to the crate
+//!    as `RBLOSC2_ZLIBNG_VERSION`, which `blosc2_get_complib_info` reports as c-blosc2 does.
+//! 4. Generates the C headers. Each public header is one cbindgen run over the Rust files listed
+//!    for it in `HEADERS` (repr(C) types, consts and `extern "C"` functions), wrapped in
+//!    hand-written C fragments from `cbindgen/` for what cbindgen cannot express (anonymous
+//!    enums, static const *_DEFAULTS, static inline helpers, function-like macros,
+//!    BLOSC1_COMPAT aliases, the `HANDWRITTEN` declarations). Items listed as `own` by one header
+//!    are excluded from every other header, so shared sources (types.rs, consts.rs) can feed
+//!    several. cbindgen's output is then rewritten to match c-blosc2's headers: `TAG_ONLY`
+//!    structs lose their typedef, `UNTAGGED` ones their tag, `TRAILING_COMMENTS` go after the
+//!    version `#define`s (build scripts such as PyTables' parse them) and `DEPRECATED` functions
+//!    get their marker. `PLAIN_HEADERS` are copied from `cbindgen/` as they are.
+//! 5. Puts the headers in OUT_DIR/include and tells the crate where (`RBLOSC2_GENERATED_INCLUDE`,
+//!    for `capi::tests`, which fails when the committed include/ differs from them); with
+//!    RBLOSC2_UPDATE_HEADERS=1 it also copies them to include/ (committed).
 
 use std::path::{Path, PathBuf};
 

@@ -16,20 +16,7 @@
 #include <b2nd.h>
 #include <blosc2.h>
 #include "fnv.h"
-
-static int npassed = 0, nfailed = 0;
-
-#define CHECK(cond, ...)            \
-  do {                              \
-    if (cond) {                     \
-      npassed++;                    \
-    } else {                        \
-      nfailed++;                    \
-      printf("FAILED %s: ", #cond); \
-      printf(__VA_ARGS__);          \
-      printf("\n");                 \
-    }                               \
-  } while (0)
+#include "check.h"
 
 #define NARRAYS 11
 
@@ -128,8 +115,8 @@ static int write_all(const char *dir) {
     b2nd_free_ctx(ctx);
     free(data);
   }
-  printf("%d passed, %d failed\n", npassed, nfailed);
-  return nfailed != 0;
+  printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
 }
 
 static int read_all(const char *dir) {
@@ -168,8 +155,8 @@ static int read_all(const char *dir) {
     free(want);
     b2nd_free(a);
   }
-  printf("%d passed, %d failed\n", npassed, nfailed);
-  return nfailed != 0;
+  printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
 }
 
 static int examples(const char *dir) {
@@ -209,8 +196,8 @@ static int examples(const char *dir) {
     fflush(stdout);
     b2nd_free(a);
   }
-  printf("%d passed, %d failed\n", npassed, nfailed);
-  return nfailed != 0;
+  printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
 }
 
 int main(int argc, char **argv) {

@@ -27,30 +27,19 @@
 #include <unistd.h>
 
 #include "check.h"
+#define SLOW_FILTER_US 2000
+#include "helpers.h"
 
 static char dir[64];
 static char path[128], path2[128];
 static int contiguous;
-
-static long generation(const char *p) {
-  char lp[160];
-  snprintf(lp, sizeof lp, contiguous ? "%s.b2lock" : "%s/.b2lock", p);
-  FILE *f = fopen(lp, "rb");
-  if (f == NULL) return -1;
-  uint8_t b[16] = {0};
-  size_t n = fread(b, 1, sizeof b, f);
-  fclose(f);
-  uint64_t g = 0;
-  if (n == 16) memcpy(&g, b + 8, 8);
-  return (long)g;
-}
 
 /* The call first, then the counter (not both as printf arguments: their order is unspecified). */
 #define STEP(tag, call)                                                         \
   do {                                                                          \
     long rc_ = (long)(call);                                                    \
     printf("%s %-36s rc=%-4ld generation=%ld\n", contiguous ? "cframe" : "sframe", tag, rc_, \
-           generation(path));                                                   \
+           lock_generation(path, contiguous));                                               \
   } while (0)
 
 static void remove_all(const char *p) {
@@ -153,17 +142,17 @@ static void one_process(void) {
     b2nd_free_ctx(mem2);
   }
   STEP("save to another file", b2nd_save(a, path2));
-  printf("  that file's generation=%ld\n", generation(path2));
+  printf("  that file's generation=%ld\n", lock_generation(path2, contiguous));
   {
     b2nd_context_t *ctx2 = context(path2, shape);
     b2nd_array_t *out = NULL;
     remove_all(path2);
     STEP("copy to another file", b2nd_copy(ctx2, a, &out));
-    printf("  that file's generation=%ld\n", generation(path2));
+    printf("  that file's generation=%ld\n", lock_generation(path2, contiguous));
     b2nd_free(out);
     remove_all(path2);
     STEP("get_slice to another file", b2nd_get_slice(ctx2, &out, a, start, stop));
-    printf("  that file's generation=%ld\n", generation(path2));
+    printf("  that file's generation=%ld\n", lock_generation(path2, contiguous));
     b2nd_free(out);
     remove_all(path2);
     b2nd_free_ctx(ctx2);
@@ -174,10 +163,10 @@ static void one_process(void) {
     if (f) fclose(f);
     int64_t offset = b2nd_save_append(a, path2);
     STEP("save_append", offset);
-    printf("  that file's generation=%ld\n", generation(path2));
+    printf("  that file's generation=%ld\n", lock_generation(path2, contiguous));
     b2nd_array_t *o = NULL;
     STEP("open_offset", b2nd_open_offset(path2, &o, offset));
-    printf("  that file's generation=%ld\n", generation(path2));
+    printf("  that file's generation=%ld\n", lock_generation(path2, contiguous));
     b2nd_free(o);
     remove_all(path2);
   }
@@ -253,26 +242,6 @@ static void replaced_file(void) {
 
 /* ----- two processes ------------------------------------------------------------------- */
 
-static void sleep_us(long us) {
-  struct timespec t = {us / 1000000, (us % 1000000) * 1000};
-  nanosleep(&t, NULL);
-}
-
-/* A filter that only copies, slowly: calls on arrays using it last long enough to be seen. */
-static int slow_forward(const uint8_t *in, uint8_t *out, int32_t n, uint8_t meta,
-                        blosc2_cparams *cp, uint8_t id) {
-  (void)meta, (void)cp, (void)id;
-  sleep_us(2000);
-  memcpy(out, in, n);
-  return 0;
-}
-static int slow_backward(const uint8_t *in, uint8_t *out, int32_t n, uint8_t meta,
-                         blosc2_dparams *dp, uint8_t id) {
-  (void)meta, (void)dp, (void)id;
-  sleep_us(2000);
-  memcpy(out, in, n);
-  return 0;
-}
 #define SLOW_FILTER 200
 
 static b2nd_context_t *slow_context(const int64_t *shape, const int32_t *chunkshape,

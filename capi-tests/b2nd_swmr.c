@@ -17,30 +17,12 @@
 #include <unistd.h>
 
 #include "check.h"
+#define SLOW_FILTER_US 1000
+#include "helpers.h"
 
 #define SLOW_FILTER 200
 #define SIDE 40
 #define NITEMS (SIDE * SIDE)
-
-static void sleep_us(long us) {
-  struct timespec t = {us / 1000000, (us % 1000000) * 1000};
-  nanosleep(&t, NULL);
-}
-
-static int slow_forward(const uint8_t *in, uint8_t *out, int32_t n, uint8_t meta,
-                        blosc2_cparams *cp, uint8_t id) {
-  (void)meta, (void)cp, (void)id;
-  sleep_us(1000);
-  memcpy(out, in, n);
-  return 0;
-}
-static int slow_backward(const uint8_t *in, uint8_t *out, int32_t n, uint8_t meta,
-                         blosc2_dparams *dp, uint8_t id) {
-  (void)meta, (void)dp, (void)id;
-  sleep_us(1000);
-  memcpy(out, in, n);
-  return 0;
-}
 
 static blosc2_cparams cp;
 static blosc2_dparams dp;

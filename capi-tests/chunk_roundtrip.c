@@ -15,20 +15,7 @@
 #include <string.h>
 
 #include <blosc2.h>
-
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(cond, ...)                                \
-  do {                                                  \
-    checks++;                                           \
-    if (!(cond)) {                                      \
-      failures++;                                       \
-      printf("FAIL line %d: %s: ", __LINE__, #cond);    \
-      printf(__VA_ARGS__);                              \
-      printf("\n");                                     \
-    }                                                   \
-  } while (0)
+#include "check.h"
 
 /* FNV-1a, enough to tell two byte strings apart in a diff. */
 static uint64_t fnv1a(const uint8_t *bytes, size_t len) {

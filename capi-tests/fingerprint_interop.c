@@ -22,23 +22,10 @@
 #include <string.h>
 
 #include "fnv.h"
+#include "check.h"
 
 #define ITEMS 5000
 #define NCHUNKS 6
-
-static int npassed = 0, nfailed = 0;
-
-#define CHECK(cond, ...)            \
-  do {                              \
-    if (cond) {                     \
-      npassed++;                    \
-    } else {                        \
-      nfailed++;                    \
-      printf("FAILED %s: ", #cond); \
-      printf(__VA_ARGS__);          \
-      printf("\n");                 \
-    }                               \
-  } while (0)
 
 /* As include/blosc2/rblosc2.h declares them. */
 typedef int (*set_fp_fn)(blosc2_schunk *, int);
@@ -322,6 +309,6 @@ int main(int argc, char **argv) {
     return 2;
   }
   blosc2_destroy();
-  printf("%d passed, %d failed\n", npassed, nfailed);
-  return nfailed != 0;
+  printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
 }

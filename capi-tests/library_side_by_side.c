@@ -21,20 +21,7 @@
 #include <unistd.h>
 
 #include <blosc2.h>
-
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(cond, ...)                                \
-  do {                                                  \
-    checks++;                                           \
-    if (!(cond)) {                                      \
-      failures++;                                       \
-      printf("FAIL line %d: %s: ", __LINE__, #cond);    \
-      printf(__VA_ARGS__);                              \
-      printf("\n");                                     \
-    }                                                   \
-  } while (0)
+#include "check.h"
 
 static const char *show(const char *s) { return s == NULL ? "(null)" : s; }
 

@@ -27,20 +27,7 @@
 #include <blosc2/codecs-registry.h>
 #include <blosc2/filters-registry.h>
 #include "fnv.h"
-
-static int npassed = 0, nfailed = 0;
-
-#define CHECK(cond, ...)            \
-  do {                              \
-    if (cond) {                     \
-      npassed++;                    \
-    } else {                        \
-      nfailed++;                    \
-      printf("FAILED %s: ", #cond); \
-      printf(__VA_ARGS__);          \
-      printf("\n");                 \
-    }                               \
-  } while (0)
+#include "check.h"
 
 typedef struct {
   const char *label;
@@ -200,8 +187,8 @@ static int write_all(const char *dir) {
     free(src);
     free(back);
   }
-  printf("write: %d passed, %d failed\n", npassed, nfailed);
-  return nfailed != 0;
+  printf("write: %d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
 }
 
 static int read_all(const char *dir) {
@@ -258,8 +245,8 @@ static int read_all(const char *dir) {
     free(back);
     b2nd_free(arr);
   }
-  printf("read: %d passed, %d failed\n", npassed, nfailed);
-  return nfailed != 0;
+  printf("read: %d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
 }
 
 static uint32_t rng = 12345;
@@ -349,8 +336,8 @@ static int mutate_all(const char *dir) {
     blosc2_schunk_free(sc);
   }
   printf("mutate: %lld mutated chunks and metalayers, %lld decoded without error; %d passed, %d failed\n",
-         (long long)tried, (long long)decoded, npassed, nfailed);
-  return nfailed != 0;
+         (long long)tried, (long long)decoded, checks - failures, failures);
+  return failures != 0;
 }
 
 /* Compression the plugins refuse: the codes both libraries return. */

@@ -192,26 +192,36 @@ drop_in() {
   [ "${PIPESTATUS[0]}" = 0 ]
 }
 
-# chunk_interop: each library reads the chunks the other wrote. One binary (built against the
-# reference's headers) runs as two processes, pointed at either library with LD_LIBRARY_PATH.
-build_interop() {
+# The interop programs: one binary, built against the reference's headers and library, runs
+# as several processes, each pointed at either library with LD_LIBRARY_PATH.
+# build_against_ref NAME [LIBS...]: builds capi-tests/NAME.c so.
+build_against_ref() {
+  local name=$1
+  shift
   [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
-  $CC $CFLAGS -o "$BUILD/bin/chunk_interop" "$HERE/chunk_interop.c" -I"$REF/include" \
-    -L"$REF/lib" -l:libblosc2.so.9 -lm
+  $CC $CFLAGS -o "$BUILD/bin/$name" "$HERE/$name.c" -I"$REF/include" -L"$REF/lib" \
+    -l:libblosc2.so.9 "$@"
 }
+
+# write_then_read NAME WRITER_LIBDIR READER_LIBDIR DIR [READ_ARGS...]: `NAME write DIR` on the
+# writer library, then `NAME read DIR READ_ARGS...` on the reader library (a fresh DIR).
+write_then_read() {
+  local bin=$BUILD/bin/$1 writer=$2 reader=$3 dir=$4
+  shift 4
+  [ -x "$bin" ] || { echo "not built"; return 1; }
+  loads_from "$bin" "$writer" && loads_from "$bin" "$reader" || return 1
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  LD_LIBRARY_PATH=$writer timeout 600 "$bin" write "$dir" | tail -n 5 &&
+    LD_LIBRARY_PATH=$reader timeout 600 "$bin" read "$dir" "$@" | tail -n 5
+  [ "${PIPESTATUS[0]}" = 0 ]
+}
+
+# chunk_interop: each library reads the chunks the other wrote.
+build_interop() { build_against_ref chunk_interop -lm; }
 
 # interop WRITER_LIBDIR READER_LIBDIR NAME [--ref]: --ref when the reader is c-blosc2 (skips
 # its known getitem defect on DELTA chunks).
-interop() {
-  local writer=$1 reader=$2 dir=$BUILD/interop-$3
-  shift 3
-  [ -x "$BUILD/bin/chunk_interop" ] || { echo "not built"; return 1; }
-  loads_from "$BUILD/bin/chunk_interop" "$writer" && loads_from "$BUILD/bin/chunk_interop" "$reader" || return 1
-  rm -rf "$dir" && mkdir -p "$dir" || return 1
-  LD_LIBRARY_PATH=$writer timeout 600 "$BUILD/bin/chunk_interop" write "$dir" | tail -n 1 &&
-    LD_LIBRARY_PATH=$reader timeout 600 "$BUILD/bin/chunk_interop" read "$dir" "$@" | tail -n 5
-  [ "${PIPESTATUS[0]}" = 0 ]
-}
+interop() { write_then_read chunk_interop "$1" "$2" "$BUILD/interop-$3" "${@:4}"; }
 
 # How many of the chunks the two libraries wrote are byte-identical (informational).
 report_interop_identity() {
@@ -227,23 +237,10 @@ report_interop_identity() {
 # schunk_interop: each library reads the frames (cframe file, buffer, sframe directory, frame
 # appended at an offset, special chunks) the other wrote; same two-process scheme as
 # chunk_interop.
-build_schunk_interop() {
-  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
-  $CC $CFLAGS -o "$BUILD/bin/schunk_interop" "$HERE/schunk_interop.c" -I"$REF/include" \
-    -L"$REF/lib" -l:libblosc2.so.9
-}
+build_schunk_interop() { build_against_ref schunk_interop; }
 
 # schunk_interop_run WRITER_LIBDIR READER_LIBDIR NAME
-schunk_interop_run() {
-  local writer=$1 reader=$2 dir=$BUILD/schunk-interop-$3
-  [ -x "$BUILD/bin/schunk_interop" ] || { echo "not built"; return 1; }
-  loads_from "$BUILD/bin/schunk_interop" "$writer" &&
-    loads_from "$BUILD/bin/schunk_interop" "$reader" || return 1
-  rm -rf "$dir" && mkdir -p "$dir" || return 1
-  LD_LIBRARY_PATH=$writer timeout 600 "$BUILD/bin/schunk_interop" write "$dir" | tail -n 1 &&
-    LD_LIBRARY_PATH=$reader timeout 600 "$BUILD/bin/schunk_interop" read "$dir" | tail -n 5
-  [ "${PIPESTATUS[0]}" = 0 ]
-}
+schunk_interop_run() { write_then_read schunk_interop "$1" "$2" "$BUILD/schunk-interop-$3"; }
 
 # The two libraries write the same frame bytes for the same operations.
 schunk_interop_identical() {
@@ -255,11 +252,7 @@ schunk_interop_identical() {
 # fingerprint_interop: ours makes fingerprinted frames (docs/FINGERPRINTS.md), c-blosc2 reads
 # and changes them every way it can, and ours must find each intact or without fingerprint,
 # never damaged, holding what c-blosc2 read; three processes of one binary.
-build_fingerprint_interop() {
-  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
-  $CC $CFLAGS -o "$BUILD/bin/fingerprint_interop" "$HERE/fingerprint_interop.c" -I"$REF/include" \
-    -L"$REF/lib" -l:libblosc2.so.9 -ldl
-}
+build_fingerprint_interop() { build_against_ref fingerprint_interop -ldl; }
 
 fingerprint_interop_run() {
   local dir=$BUILD/fingerprint-interop bin=$BUILD/bin/fingerprint_interop
@@ -275,11 +268,7 @@ fingerprint_interop_run() {
 # swmr_interop: frame locking between the libraries. One library appends to a locked frame
 # while the other, in another process at the same time, refreshes and reads every chunk; one
 # holds blosc2_schunk_lock while the other's append must wait for it.
-build_swmr_interop() {
-  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
-  $CC $CFLAGS -o "$BUILD/bin/swmr_interop" "$HERE/swmr_interop.c" -I"$REF/include" \
-    -L"$REF/lib" -l:libblosc2.so.9
-}
+build_swmr_interop() { build_against_ref swmr_interop; }
 
 # swmr_interop_run WRITER_LIBDIR READER_LIBDIR NAME
 swmr_interop_run() {
@@ -324,44 +313,18 @@ b2nd_swmr_ours() {
 # b2nd_interop: each library opens the arrays (saved, created on disk, appended at an offset)
 # the other wrote; both open the example .b2nd files of tests/data alike. Same two-process
 # scheme as schunk_interop.
-build_b2nd_interop() {
-  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
-  $CC $CFLAGS -o "$BUILD/bin/b2nd_interop" "$HERE/b2nd_interop.c" -I"$REF/include" \
-    -L"$REF/lib" -l:libblosc2.so.9
-}
+build_b2nd_interop() { build_against_ref b2nd_interop; }
 
 # b2nd_interop_run WRITER_LIBDIR READER_LIBDIR NAME
-b2nd_interop_run() {
-  local writer=$1 reader=$2 dir=$BUILD/b2nd-interop-$3
-  [ -x "$BUILD/bin/b2nd_interop" ] || { echo "not built"; return 1; }
-  loads_from "$BUILD/bin/b2nd_interop" "$writer" &&
-    loads_from "$BUILD/bin/b2nd_interop" "$reader" || return 1
-  rm -rf "$dir" && mkdir -p "$dir" || return 1
-  LD_LIBRARY_PATH=$writer timeout 600 "$BUILD/bin/b2nd_interop" write "$dir" | tail -n 5 &&
-    LD_LIBRARY_PATH=$reader timeout 600 "$BUILD/bin/b2nd_interop" read "$dir" | tail -n 5
-  [ "${PIPESTATUS[0]}" = 0 ]
-}
+b2nd_interop_run() { write_then_read b2nd_interop "$1" "$2" "$BUILD/b2nd-interop-$3"; }
 
 # plugin_interop: arrays compressed with the plugins c-blosc2 registers at init (ndcell,
 # ndmean, ...), written by each library and read by the other; the files must be
 # byte-identical, the refusals the same, and ours must survive mutated chunks and metalayers.
-build_plugin_interop() {
-  [ -n "${REF:-}" ] || { echo "reference library unavailable (get-reference.sh failed)"; return 1; }
-  $CC $CFLAGS -o "$BUILD/bin/plugin_interop" "$HERE/plugin_interop.c" -I"$REF/include" \
-    -L"$REF/lib" -l:libblosc2.so.9
-}
+build_plugin_interop() { build_against_ref plugin_interop; }
 
 # plugin_interop_run WRITER_LIBDIR READER_LIBDIR NAME
-plugin_interop_run() {
-  local writer=$1 reader=$2 dir=$BUILD/plugin-interop-$3
-  [ -x "$BUILD/bin/plugin_interop" ] || { echo "not built"; return 1; }
-  loads_from "$BUILD/bin/plugin_interop" "$writer" &&
-    loads_from "$BUILD/bin/plugin_interop" "$reader" || return 1
-  rm -rf "$dir" && mkdir -p "$dir" || return 1
-  LD_LIBRARY_PATH=$writer timeout 600 "$BUILD/bin/plugin_interop" write "$dir" | tail -n 5 &&
-    LD_LIBRARY_PATH=$reader timeout 600 "$BUILD/bin/plugin_interop" read "$dir" | tail -n 5
-  [ "${PIPESTATUS[0]}" = 0 ]
-}
+plugin_interop_run() { write_then_read plugin_interop "$1" "$2" "$BUILD/plugin-interop-$3"; }
 
 plugin_interop_identical() {
   local a=$BUILD/plugin-interop-ours-to-ref b=$BUILD/plugin-interop-ref-to-ours
@@ -497,9 +460,7 @@ valgrind_run() {
   local p=$1
   command -v valgrind >/dev/null || { echo "valgrind not installed"; return 1; }
   [ -x "$BUILD/bin/$p.pc-shared" ] || { echo "not built"; return 1; }
-  timeout 3600 valgrind -q --error-exitcode=99 --leak-check=full \
-    --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
-    "$BUILD/bin/$p.pc-shared" >"$BUILD/out/$p.valgrind"
+  "$HERE/memcheck.sh" --exec "$BUILD/bin/$p.pc-shared" >"$BUILD/out/$p.valgrind"
 }
 
 build_pkgconfig_cxx() {

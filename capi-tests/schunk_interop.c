@@ -12,23 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 
 #define ITEMS 4000
 #define NOPS 8
-
-static int npassed = 0, nfailed = 0;
-
-#define CHECK(cond, ...)                       \
-  do {                                         \
-    if (cond) {                                \
-      npassed++;                               \
-    } else {                                   \
-      nfailed++;                               \
-      printf("FAILED %s: ", #cond);            \
-      printf(__VA_ARGS__);                     \
-      printf("\n");                            \
-    }                                          \
-  } while (0)
 
 static void fill(int32_t *buf, int seed) {
   for (int i = 0; i < ITEMS; i++) buf[i] = seed * 7919 + i * (seed % 5 + 1) + (i % 17);
@@ -250,8 +237,8 @@ static int do_read(const char *dir) {
   check("special", sc, sseeds, 10, false);
   if (sc) blosc2_schunk_free(sc);
 
-  printf("%d passed, %d failed\n", npassed, nfailed);
-  return nfailed != 0;
+  printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
 }
 
 int main(int argc, char **argv) {

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
+
 #define N 1000
 #define NOPS 20
 
@@ -51,20 +53,6 @@ static blosc2_schunk *create(const char *path, bool contiguous) {
 static void counters(const char *tag, blosc2_schunk *s) {
   printf(" %s: nchunks=%" PRId64 " nbytes=%" PRId64 " cbytes=%" PRId64 " nvlmetalayers=%d", tag,
          s->nchunks, s->nbytes, s->cbytes, s->nvlmetalayers);
-}
-
-/* The generation counter in the sidecar, or -1 without one. */
-static long generation(const char *path, bool contiguous) {
-  char lp[128];
-  snprintf(lp, sizeof lp, contiguous ? "%s.b2lock" : "%s/.b2lock", path);
-  FILE *f = fopen(lp, "rb");
-  if (f == NULL) return -1;
-  uint8_t b[16] = {0};
-  size_t n = fread(b, 1, sizeof b, f);
-  fclose(f);
-  uint64_t g = 0;
-  if (n == 16) memcpy(&g, b + 8, 8);
-  return (long)g;
 }
 
 static const char *op_name[NOPS] = {
@@ -164,7 +152,7 @@ static int one_process(bool contiguous, bool locking, int op) {
   counters("reader", r);
   blosc2_schunk_free(r);
   blosc2_schunk_free(w);
-  printf(" generation=%ld", generation(path, contiguous));
+  printf(" generation=%ld", lock_generation(path, contiguous));
   blosc2_schunk *z = blosc2_schunk_open_udio(path, &io);
   if (z == NULL) return 1;
   counters("reopened", z);
@@ -341,9 +329,9 @@ static int who_locks(void) {
     if (s == NULL || blosc2_schunk_append_buffer(s, buf, sizeof buf) != 1) return 1;
     blosc2_schunk_free(s);
     printf("BLOSC_LOCKING=%s: generation=%ld\n", values[i] ? values[i] : "(unset)",
-           generation(path, true));
+           lock_generation(path, true));
     blosc2_remove_urlpath(path);
-    printf("  sidecar after remove_urlpath: %ld\n", generation(path, true));
+    printf("  sidecar after remove_urlpath: %ld\n", lock_generation(path, true));
   }
   unsetenv("BLOSC_LOCKING");
   blosc2_storage mem = {.contiguous = true};

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 import blosc2
+from mapped_libblosc2 import mapped_libblosc2  # this script's folder is on sys.path
 
 FAILED = []
 
@@ -43,16 +44,6 @@ def say(ok, name, detail=""):
     else:
         FAILED.append(name)
         print(f"FAIL {name}: {detail}", flush=True)
-
-
-def mapped_libblosc2():
-    paths = set()
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            fields = line.split(None, 5)
-            if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith("libblosc2."):
-                paths.add(os.path.realpath(fields[5].strip()))
-    return sorted(paths)
 
 
 # --- the data ---------------------------------------------------------------------------------

@@ -246,19 +246,16 @@ resolved="$(env -u LD_LIBRARY_PATH ldd "$EXT" | awk '$1 == "libblosc2.so.9" { pr
 # ...and so must a Python process in the tests' environment (LD_LIBRARY_PATH would win over
 # RUNPATH, so PREFIX's lib dir goes first), mapping no other libblosc2.
 export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-(cd / && "$VENV/bin/python" - "$LIB_REAL" "$VENV" <<'EOF') || wrong_library "blosc2 does not load $LIB alone"
+(cd / && "$VENV/bin/python" - "$LIB_REAL" "$VENV" "$SCRIPTS" <<'EOF') || wrong_library "blosc2 does not load $LIB alone"
 import os, sys
 want, venv = sys.argv[1], os.path.realpath(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
 import blosc2
-mapped = set()
-with open("/proc/self/maps") as maps:
-    for line in maps:
-        fields = line.split(None, 5)
-        if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith("libblosc2"):
-            mapped.add(os.path.realpath(fields[5].strip()))
+from mapped_libblosc2 import mapped_libblosc2
+mapped = mapped_libblosc2()
 print(f"python-downstream: blosc2 {blosc2.__version__} ({os.path.dirname(blosc2.__file__)}), "
-      f"C-Blosc2 {blosc2.blosclib_version.split()[0]}, maps {sorted(mapped)}")
-ok = sorted(mapped) == [want] and os.path.realpath(blosc2.__file__).startswith(venv + os.sep)
+      f"C-Blosc2 {blosc2.blosclib_version.split()[0]}, maps {mapped}")
+ok = mapped == [want] and os.path.realpath(blosc2.__file__).startswith(venv + os.sep)
 sys.exit(0 if ok else 3)
 EOF
 
@@ -271,7 +268,7 @@ mkdir -p "$RUN" "$RESULTS/collect"
 for item in tests examples conftest.py pytest.ini; do cp -r "$SRC/$item" "$RUN/"; done
 # the plugin from a copy, so that Python's bytecode cache stays out of the checkout
 mkdir -p "$RUN/.plugin"
-cp "$SCRIPTS/python_downstream_plugin.py" "$RUN/.plugin/"
+cp "$SCRIPTS/python_downstream_plugin.py" "$SCRIPTS/mapped_libblosc2.py" "$RUN/.plugin/"
 export PYTHONPATH="$RUN/.plugin${PYTHONPATH:+:$PYTHONPATH}"
 export RBLOSC2_DS_EXPECT_LIB=$LIB_REAL
 PYTEST=("$VENV/bin/python" -m pytest -p python_downstream_plugin -p no:cacheprovider)

@@ -21,16 +21,7 @@ import json
 import os
 
 import pytest
-
-
-def _mapped_libblosc2():
-    libs = set()
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            fields = line.split(None, 5)
-            if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith("libblosc2"):
-                libs.add(os.path.realpath(fields[5].strip()))
-    return sorted(libs)
+from mapped_libblosc2 import mapped_libblosc2
 
 
 def _is_worker(config):
@@ -42,7 +33,7 @@ def pytest_configure(config):
     if expected:
         import blosc2  # noqa: F401 - loads libblosc2 so that it shows in the maps
 
-        mapped = _mapped_libblosc2()
+        mapped = mapped_libblosc2()
         if mapped != [os.path.realpath(expected)]:
             who = config.workerinput["workerid"] if _is_worker(config) else "controller"
             out = os.environ.get("RBLOSC2_DS_OUT", ".")

@@ -4,54 +4,15 @@
 //! kill-safe order again (docs/CRASH-SAFETY.md, "A file being created"). The writes are seen
 //! through an I/O backend that records them on the way to real files.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use blosc2::b2nd::{Array, Params};
 use blosc2::chunk::CParams;
-use blosc2::frame::io::{ByteStore, FileIo, Io, OpenMode};
 use blosc2::schunk::{Schunk, Storage};
-use blosc2::Result;
-
-/// Every write: (position, length).
-type Log = Arc<Mutex<Vec<(u64, usize)>>>;
-
-/// Plain files, with each write recorded.
-struct Recording(Log);
-
-struct RecordingStore {
-    inner: Box<dyn ByteStore>,
-    log: Log,
-}
-
-impl Io for Recording {
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
-        Ok(Box::new(RecordingStore {
-            inner: FileIo.open(path, mode)?,
-            log: self.0.clone(),
-        }))
-    }
-}
-
-impl ByteStore for RecordingStore {
-    fn size(&self) -> Result<u64> {
-        self.inner.size()
-    }
-    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
-        self.inner.read_at(pos, buf)
-    }
-    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
-        self.log.lock().unwrap().push((pos, data.len()));
-        self.inner.write_at(pos, data)
-    }
-    fn truncate(&mut self, len: u64) -> Result<()> {
-        self.inner.truncate(len)
-    }
-    // A file: changes go in the kill-safe order.
-    fn ordered_writes(&self) -> bool {
-        self.inner.ordered_writes()
-    }
-}
+use common::recording::{Log, Op, Recording};
 
 fn scratch(name: &str) -> PathBuf {
     let p = std::env::temp_dir().join(format!("rblosc2-build-{}-{name}", std::process::id()));
@@ -92,8 +53,14 @@ fn file_storage(path: &Path, log: &Log, clevel: u8) -> Storage {
 
 /// Takes the writes recorded so far: (bytes written, whether one went to `end` or past it).
 fn take(log: &Log, end: u64) -> (u64, bool) {
-    let writes = std::mem::take(&mut *log.lock().unwrap());
-    let bytes = writes.iter().map(|w| w.1 as u64).sum();
+    let writes: Vec<(u64, u64)> = common::recording::take(log)
+        .into_iter()
+        .filter_map(|op| match op {
+            Op::Write(pos, data) => Some((pos, data.len() as u64)),
+            Op::Truncate(_) => None,
+        })
+        .collect();
+    let bytes = writes.iter().map(|w| w.1).sum();
     (bytes, writes.iter().any(|w| w.0 >= end))
 }
 

@@ -5,60 +5,14 @@
 //! writes opens as the frame before the call or after it, never with only some chunks new.
 //! The writes are seen through an I/O backend that records them on the way to real files.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use blosc2::chunk::CParams;
-use blosc2::frame::io::{ByteStore, FileIo, Io, OpenMode};
 use blosc2::schunk::{Schunk, Storage};
-use blosc2::Result;
-
-/// A change of the file: bytes written at a position, or a truncation.
-#[derive(Clone)]
-enum Op {
-    Write(u64, Vec<u8>),
-    Truncate(u64),
-}
-
-type Log = Arc<Mutex<Vec<Op>>>;
-
-/// Plain files, with each change recorded.
-struct Recording(Log);
-
-struct RecordingStore {
-    inner: Box<dyn ByteStore>,
-    log: Log,
-}
-
-impl Io for Recording {
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn ByteStore>> {
-        Ok(Box::new(RecordingStore {
-            inner: FileIo.open(path, mode)?,
-            log: self.0.clone(),
-        }))
-    }
-}
-
-impl ByteStore for RecordingStore {
-    fn size(&self) -> Result<u64> {
-        self.inner.size()
-    }
-    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
-        self.inner.read_at(pos, buf)
-    }
-    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
-        self.log.lock().unwrap().push(Op::Write(pos, data.to_vec()));
-        self.inner.write_at(pos, data)
-    }
-    fn truncate(&mut self, len: u64) -> Result<()> {
-        self.log.lock().unwrap().push(Op::Truncate(len));
-        self.inner.truncate(len)
-    }
-    // A file: changes go in the kill-safe order.
-    fn ordered_writes(&self) -> bool {
-        self.inner.ordered_writes()
-    }
-}
+use common::recording::{Log, Op, Recording};
 
 fn scratch(name: &str) -> PathBuf {
     let p = std::env::temp_dir().join(format!("rblosc2-run-{}-{name}", std::process::id()));
@@ -157,7 +111,7 @@ fn rewrite(
     drop(sc);
     let bytes = std::fs::read(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
-    let ops = std::mem::take(&mut *log.lock().unwrap());
+    let ops = common::recording::take(&log);
     (bytes, ops)
 }
 

@@ -28,21 +28,13 @@ import numpy as np
 
 import blosc2
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from mapped_libblosc2 import mapped_libblosc2  # noqa: E402
+
 try:  # python-blosc2 evaluates some expressions with numexpr: give it the same thread count
     import numexpr
 except ImportError:  # pragma: no cover
     numexpr = None
-
-
-def mapped_libblosc2():
-    """Paths of the libblosc2 files this process has mapped."""
-    libs = set()
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            fields = line.split(None, 5)
-            if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith("libblosc2"):
-                libs.add(os.path.realpath(fields[5].strip()))
-    return sorted(libs)
 
 
 # --- datasets --------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ use std::process::Command;
 
 use blosc2::schunk::Schunk;
 
+pub mod recording;
+
 pub fn fnv1a(b: &[u8]) -> u64 {
     let mut h: u64 = 1469598103934665603;
     for &x in b {
