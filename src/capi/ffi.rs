@@ -122,6 +122,14 @@ pub(crate) fn static_cstr(name: &str) -> &'static CStr {
     })
 }
 
+/// Writes one line to stderr, ignoring a failed write (`eprintln!` panics on one, and a panic
+/// must not be what a diagnostic costs): the C layer's messages that c-blosc2 prints under
+/// BLOSC_TRACE / BLOSC_INFO.
+pub(crate) fn stderr_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Slices
 

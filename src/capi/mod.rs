@@ -22,6 +22,8 @@ pub mod tuner;
 pub mod types;
 
 #[cfg(test)]
+mod boundary_tests;
+#[cfg(test)]
 mod panic_guard_tests;
 #[cfg(rblosc2_pending)]
 mod pending;

@@ -53,7 +53,7 @@ fn tracing() -> bool {
 
 fn trace(msg: &str) {
     if tracing() {
-        eprintln!("[error] - {msg}");
+        crate::capi::ffi::stderr_line(format_args!("[error] - {msg}"));
     }
 }
 

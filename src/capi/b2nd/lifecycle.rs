@@ -10,7 +10,7 @@ use super::handle::{
 };
 use super::sync::{follow_writer, hold_shared};
 use crate::b2nd::{meta, Array};
-use crate::capi::ffi::{c_str, entry, in_slice, malloc_copy};
+use crate::capi::ffi::{c_str, entry, guard, in_slice, malloc_copy};
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
     blosc2_schunk_open_offset, blosc2_schunk_to_buffer, schunk_ref, storage_from_c,
@@ -185,14 +185,16 @@ pub unsafe extern "C" fn b2nd_from_cframe(
     copy: bool,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    if cframe.is_null() || array.is_null() {
-        return Error::NullPointer.code();
-    }
-    // SAFETY: forwarded contract (cframe holds cframe_len bytes).
-    unsafe {
-        let sc = blosc2_schunk_from_buffer(cframe, cframe_len, copy);
-        adopt(sc, array, Error::Failure)
-    }
+    guard(Error::Failure.code(), || {
+        if cframe.is_null() || array.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: forwarded contract (cframe holds cframe_len bytes).
+        unsafe {
+            let sc = blosc2_schunk_from_buffer(cframe, cframe_len, copy);
+            adopt(sc, array, Error::Failure)
+        }
+    })
 }
 
 /// Opens the array stored at `urlpath` (a contiguous frame file or a sparse frame directory).
@@ -202,11 +204,13 @@ pub unsafe extern "C" fn b2nd_from_cframe(
 /// ...).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
-    if urlpath.is_null() || array.is_null() {
-        return Error::NullPointer.code();
-    }
-    // SAFETY: forwarded contract.
-    unsafe { adopt(blosc2_schunk_open(urlpath), array, Error::NullPointer) }
+    guard(Error::Failure.code(), || {
+        if urlpath.is_null() || array.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: forwarded contract.
+        unsafe { adopt(blosc2_schunk_open(urlpath), array, Error::NullPointer) }
+    })
 }
 
 /// As `b2nd_open`, for a frame that starts `offset` bytes into the file (see `b2nd_save_append`).
@@ -217,17 +221,19 @@ pub unsafe extern "C" fn b2nd_open_offset(
     array: *mut *mut b2nd_array_t,
     offset: i64,
 ) -> c_int {
-    if urlpath.is_null() || array.is_null() {
-        return Error::NullPointer.code();
-    }
-    // SAFETY: forwarded contract.
-    unsafe {
-        adopt(
-            blosc2_schunk_open_offset(urlpath, offset),
-            array,
-            Error::NullPointer,
-        )
-    }
+    guard(Error::Failure.code(), || {
+        if urlpath.is_null() || array.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: forwarded contract.
+        unsafe {
+            adopt(
+                blosc2_schunk_open_offset(urlpath, offset),
+                array,
+                Error::NullPointer,
+            )
+        }
+    })
 }
 
 /// Releases `array`: its super-chunk (unless a view still shares it: the last of an array and its

@@ -10,7 +10,7 @@ use super::items::ndim_of;
 use super::lifecycle::b2nd_free;
 use super::sync::{follow_writer, hold_shared};
 use crate::b2nd::{Array, DimMap};
-use crate::capi::ffi::{entry, in_slice};
+use crate::capi::ffi::{entry, guard, in_slice};
 use crate::capi::types::*;
 use crate::schunk::Schunk;
 use crate::{Error, Result};
@@ -242,20 +242,22 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
     view: *mut *mut b2nd_array_t,
     index: *const bool,
 ) -> c_int {
-    // SAFETY: ndim flags at `index`, per the contract.
-    let index = match unsafe { in_slice(index, ndim_of(array)) } {
-        Ok(i) => i,
-        Err(e) => return e.code(),
-    };
-    // SAFETY: forwarded contract.
-    unsafe {
-        view_of(
-            array,
-            view,
-            |m, g| m.squeeze(g, index),
-            |a| a.squeeze_index(index),
-        )
-    }
+    guard(Error::Failure.code(), || {
+        // SAFETY: ndim flags at `index`, per the contract.
+        let index = match unsafe { in_slice(index, ndim_of(array)) } {
+            Ok(i) => i,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: forwarded contract.
+        unsafe {
+            view_of(
+                array,
+                view,
+                |m, g| m.squeeze(g, index),
+                |a| a.squeeze_index(index),
+            )
+        }
+    })
 }
 
 /// b2nd_squeeze_index with every dimension of extent 1 marked.
@@ -285,18 +287,20 @@ pub unsafe extern "C" fn b2nd_expand_dims(
     axis: *const bool,
     final_dims: u8,
 ) -> c_int {
-    // SAFETY: final_dims flags at `axis`, per the contract.
-    let axis = match unsafe { in_slice(axis, usize::from(final_dims)) } {
-        Ok(a) => a,
-        Err(e) => return e.code(),
-    };
-    // SAFETY: forwarded contract.
-    unsafe {
-        view_of(
-            array,
-            view,
-            |m, _| m.expand(axis).map(Some),
-            |a| a.expand_dims(axis),
-        )
-    }
+    guard(Error::Failure.code(), || {
+        // SAFETY: final_dims flags at `axis`, per the contract.
+        let axis = match unsafe { in_slice(axis, usize::from(final_dims)) } {
+            Ok(a) => a,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: forwarded contract.
+        unsafe {
+            view_of(
+                array,
+                view,
+                |m, _| m.expand(axis).map(Some),
+                |a| a.expand_dims(axis),
+            )
+        }
+    })
 }
