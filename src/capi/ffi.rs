@@ -84,6 +84,58 @@ pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Handles
+
+/// A C type whose pointers, as this library hands them out, point at a Rust object
+/// (rustls-ffi's `Castable` shape): `blosc2_context *` at a [`Context`](crate::capi::context::Context),
+/// `b2nd_context_t *` at a `B2ndCtx`, `blosc2_schunk *` at a `SchunkHandle`, `b2nd_array_t *`
+/// at an `ArrayHandle`. [`Castable::try_ref`] / [`Castable::try_mut`] (and [`Castable::try_take`]
+/// for the functions that free one) are how the C layer reaches the object behind such a
+/// pointer; NULL is [`Castable::NULL_ERROR`].
+///
+/// # Safety
+/// Implementers guarantee that every non-NULL `*Self` the library gives C is the address of a
+/// live `RustType` (boxed by the library, or a `repr(C)` struct whose first field is `Self`).
+pub(crate) unsafe trait Castable: Sized {
+    /// The Rust object behind the pointer.
+    type RustType;
+    /// c-blosc2's code for a NULL handle.
+    const NULL_ERROR: Error = Error::NullPointer;
+
+    /// The object behind `p`, shared.
+    ///
+    /// # Safety
+    /// `p` is NULL or a pointer this library handed out and has not freed, not mutated through
+    /// another reference meanwhile.
+    unsafe fn try_ref<'a>(p: *const Self) -> Result<&'a Self::RustType> {
+        // SAFETY: per the trait's and the caller's contracts, a non-NULL p is a live RustType.
+        unsafe { p.cast::<Self::RustType>().as_ref() }.ok_or(Self::NULL_ERROR)
+    }
+
+    /// The object behind `p`, exclusive.
+    ///
+    /// # Safety
+    /// As for [`Castable::try_ref`], and no other reference to the object is live.
+    unsafe fn try_mut<'a>(p: *mut Self) -> Result<&'a mut Self::RustType> {
+        // SAFETY: as in try_ref, and unaliased per the contract.
+        unsafe { p.cast::<Self::RustType>().as_mut() }.ok_or(Self::NULL_ERROR)
+    }
+
+    /// Takes back the box behind `p` (for the functions that free a handle).
+    ///
+    /// # Safety
+    /// `p` is NULL or a pointer this library handed out as a leaked `Box<RustType>` and has not
+    /// freed; it is not used afterwards.
+    unsafe fn try_take(p: *mut Self) -> Result<Box<Self::RustType>> {
+        if p.is_null() {
+            return Err(Self::NULL_ERROR);
+        }
+        // SAFETY: per the contract, p came from Box::into_raw of a RustType and is freed once.
+        Ok(unsafe { Box::from_raw(p.cast::<Self::RustType>()) })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // C strings
 
 /// The UTF-8 text of a C string; None for NULL or invalid UTF-8.

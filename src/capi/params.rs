@@ -8,7 +8,7 @@
 //!   params) travel inside the core params as [`CExtras`]/[`DExtras`] (`CParams::owner`), so
 //!   a round trip C -> core -> C gives the same struct back.
 //! - [`Context`], [`Context::new_compress`], [`Context::new_decompress`], [`Context::into_handle`],
-//!   [`Context::from_handle`], [`Context::free_handle`]: the `blosc2_context *` a C caller holds.
+//!   [`Castable`] on `blosc2_context_s`, [`Context::free_handle`]: the `blosc2_context *` a C caller holds.
 
 use std::ptr;
 use std::sync::atomic::Ordering;
@@ -16,6 +16,7 @@ use std::sync::{Arc, OnceLock};
 
 use libc::{c_int, c_void};
 
+use crate::capi::ffi::Castable;
 use crate::capi::plugin_loader;
 use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
@@ -817,26 +818,6 @@ impl Context {
         OwnedContext(self.into_handle())
     }
 
-    /// The context behind a handle, for reading only; None for NULL.
-    ///
-    /// # Safety
-    /// `h` is NULL or a live handle from [`Context::into_handle`], not mutated meanwhile (a
-    /// user callback running during a compression may read its context through this).
-    pub unsafe fn ref_from_handle<'a>(h: *mut blosc2_context_s) -> Option<&'a Context> {
-        // SAFETY: per the contract, a non-NULL h is a Box<Context> we leaked.
-        unsafe { h.cast::<Context>().as_ref() }
-    }
-
-    /// The context behind a handle; None for NULL.
-    ///
-    /// # Safety
-    /// `h` is NULL or a live handle from [`Context::into_handle`], not used concurrently
-    /// (c-blosc2 contexts are not thread-safe either).
-    pub unsafe fn from_handle<'a>(h: *mut blosc2_context_s) -> Option<&'a mut Context> {
-        // SAFETY: per the contract, a non-NULL h is a Box<Context> we leaked.
-        unsafe { h.cast::<Context>().as_mut() }
-    }
-
     /// Frees a handle (NULL is ignored).
     ///
     /// # Safety
@@ -846,7 +827,7 @@ impl Context {
             // A tuner plugin's block for this context goes with it.
             crate::capi::tuner::forget_context(h);
             // SAFETY: per the contract, h came from Box::into_raw in into_handle.
-            drop(unsafe { Box::from_raw(h.cast::<Context>()) });
+            drop(unsafe { blosc2_context_s::try_take(h) });
         }
     }
 
@@ -890,6 +871,12 @@ impl Context {
 /// name (none for `tuner_id` <= 0), as `blosc2_create_cctx` does. During `init` the context
 /// reports, as c-blosc2's does, no tuner id and no codec params yet (c-blosc2 stores both after
 /// `init` returns).
+// SAFETY: every `blosc2_context *` the library hands out is a leaked Box<Context>
+// (Context::into_handle).
+unsafe impl Castable for blosc2_context_s {
+    type RustType = Context;
+}
+
 pub(crate) fn boxed_with_tuner(mut ctx: Box<Context>) -> Result<OwnedContext> {
     if ctx.cparams.tuner_id <= 0 {
         return Ok(ctx.into_owned());
@@ -1007,7 +994,7 @@ mod tests {
         );
         let h = ctx.into_handle();
         // SAFETY: h is live until free_handle below.
-        let ctx = unsafe { Context::from_handle(h) }.unwrap();
+        let ctx = unsafe { blosc2_context_s::try_mut(h) }.ok().unwrap();
         let src: Vec<u8> = (0..1000u32).map(|i| (i % 7) as u8).collect();
         let mut chunk = vec![0u8; 2000];
         let n = ctx

@@ -6,7 +6,7 @@ use std::ptr;
 use libc::{c_char, c_int};
 
 use crate::b2nd::MAX_DIM;
-use crate::capi::ffi::{c_str, entry, in_slice};
+use crate::capi::ffi::{c_str, entry, in_slice, Castable};
 use crate::capi::library::cparams_defaults;
 use crate::capi::types::*;
 use crate::{Error, Result};
@@ -54,6 +54,12 @@ pub(crate) struct B2ndCtx {
     metalayer_contents: Vec<Vec<u8>>,
 }
 
+// SAFETY: every `b2nd_context_t *` the library hands out is a leaked Box<B2ndCtx>
+// (B2ndCtx::into_handle).
+unsafe impl Castable for b2nd_context_s {
+    type RustType = B2ndCtx;
+}
+
 impl B2ndCtx {
     fn into_handle(self) -> *mut b2nd_context_s {
         let raw = Box::into_raw(Box::new(self));
@@ -61,13 +67,6 @@ impl B2ndCtx {
         // it and into its own heap fields, which stay put until it is freed.
         unsafe { (*raw).fix_pointers() };
         raw.cast()
-    }
-
-    /// # Safety
-    /// `h` is NULL or a live handle from [`B2ndCtx::into_handle`].
-    pub(crate) unsafe fn from_handle<'a>(h: *mut b2nd_context_s) -> Result<&'a mut B2ndCtx> {
-        // SAFETY: per the contract, a non-NULL handle is a live boxed B2ndCtx.
-        unsafe { h.cast::<B2ndCtx>().as_mut() }.ok_or(Error::NullPointer)
     }
 
     /// Points the C-visible fields at the copies this context owns.
@@ -254,11 +253,8 @@ pub unsafe extern "C" fn b2nd_create_ctx(
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_s) -> c_int {
     entry(|| {
-        if ctx.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: a non-NULL handle came from b2nd_create_ctx and is freed once.
-        drop(unsafe { Box::from_raw(ctx.cast::<B2ndCtx>()) });
+        // SAFETY: NULL or a handle from b2nd_create_ctx, freed once (per the API).
+        drop(unsafe { b2nd_context_s::try_take(ctx) }?);
         Ok(0)
     })
 }

@@ -7,7 +7,9 @@ use libc::{c_int, c_void};
 
 use super::buffers::len_of;
 use super::env::{apply_cctx_env, BloscEnv};
-use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
+use crate::capi::ffi::{
+    entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest, Castable,
+};
 use crate::capi::params::{self, dparams_from_c, Context, OwnedContext};
 use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref_as_is};
 use crate::capi::types::*;
@@ -107,7 +109,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
 ) -> c_int {
     entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_ref(ctx) }?;
         if cparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -126,7 +128,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
 ) -> c_int {
     entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_ref(ctx) }?;
         if dparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -149,7 +151,7 @@ pub unsafe extern "C" fn blosc2_set_maskout(
 ) -> c_int {
     entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(ctx) }?;
         if nblocks < 0 {
             return Err(Error::InvalidParam);
         }
@@ -177,7 +179,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     entry(|| {
         // Read-only: a tuner or prefilter called during the compression may read the context.
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_ref(context) }?;
         let compressor = ctx.compressor()?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
@@ -206,7 +208,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         ctx.decompressor()?;
         // The mask applies to this decompression only, whatever its outcome.
         let mask = ctx.maskout.take();
@@ -288,7 +290,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
@@ -329,7 +331,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (

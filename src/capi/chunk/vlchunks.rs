@@ -3,8 +3,7 @@
 use libc::{c_int, c_void};
 
 use super::buffers::len_of;
-use crate::capi::ffi::{entry, in_bytes, in_slice, len_or_empty, malloc_copy, out_bytes};
-use crate::capi::params::Context;
+use crate::capi::ffi::{entry, in_bytes, in_slice, len_or_empty, malloc_copy, out_bytes, Castable};
 use crate::capi::types::*;
 use crate::chunk::{decompress, vlblocks};
 use crate::Error;
@@ -27,7 +26,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API (read-only, as in
         // blosc2_compress_ctx).
-        let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_ref(context) }?;
         let compressor = ctx.compressor()?;
         if nblocks <= 0 {
             return Err(Error::InvalidParam);
@@ -69,7 +68,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         let decompressor = ctx.decompressor()?;
         // SAFETY: src holds srcsize bytes, per the API.
         let src = unsafe { in_bytes(src, len_or_empty(srcsize as i64)) }?;
@@ -144,7 +143,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         let decompressor = ctx.decompressor()?;
         // SAFETY: src holds srcsize bytes, per the API.
         let src = unsafe { in_bytes(src, len_or_empty(srcsize as i64)) }?;
