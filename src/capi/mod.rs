@@ -5,8 +5,10 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod b2nd;
+mod callbacks;
 pub mod chunk;
 pub mod consts;
+pub(crate) mod context;
 pub(crate) mod ffi;
 pub mod io;
 pub mod library;

@@ -7,10 +7,11 @@ use libc::{c_int, c_void};
 
 use super::buffers::len_of;
 use super::env::{apply_cctx_env, BloscEnv};
+use crate::capi::context::{self, Context, OwnedContext};
 use crate::capi::ffi::{
     entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest, Castable,
 };
-use crate::capi::params::{self, dparams_from_c, Context, OwnedContext};
+use crate::capi::params::dparams_from_c;
 use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref_as_is};
 use crate::capi::types::*;
 use crate::chunk::copy::copy_bytes;
@@ -30,7 +31,7 @@ pub(super) fn create_cctx(c: &mut blosc2_cparams) -> Result<OwnedContext> {
         p.layout = layout;
         p.schunk_typesize = schunk_ts;
     })?;
-    params::boxed_with_tuner(ctx)
+    context::boxed_with_tuner(ctx)
 }
 
 /// The typesize of the super-chunk at `schunk` (None for NULL), which c-blosc2's filters read

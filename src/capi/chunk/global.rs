@@ -104,14 +104,14 @@ pub(super) fn global_compress(
 /// A decompressor for the global API (registered codecs and filters included).
 pub(super) fn global_decompressor(nthreads: i16) -> Result<Decompressor> {
     // The plugin codecs c-blosc2 registers at init are in the registry before it is read.
-    crate::capi::params::ensure_plugin_codecs();
+    crate::capi::plugin_loader::ensure_plugin_codecs();
     Decompressor::with_defaults(nthreads)
 }
 
 /// Runs `f` with this thread's single-threaded decompressor for the global functions (the
 /// core keeps it while no codec or filter is registered).
 fn with_serial_decompressor<R>(f: impl FnOnce(&Decompressor) -> Result<R>) -> Result<R> {
-    crate::capi::params::ensure_plugin_codecs();
+    crate::capi::plugin_loader::ensure_plugin_codecs();
     Decompressor::with_serial_default(f)
 }
 

@@ -2,8 +2,8 @@
 
 use libc::c_int;
 
+use crate::capi::callbacks::{CCodec, CFilter};
 use crate::capi::ffi::{entry, name_of};
-use crate::capi::params::{CCodec, CFilter};
 use crate::capi::types::*;
 use crate::chunk::registry;
 use crate::Error;

@@ -9,11 +9,10 @@ use std::sync::Arc;
 use libc::c_void;
 
 use crate::capi::chunk::{env_nthreads, CctxEnv};
+use crate::capi::context::{self, Context};
 use crate::capi::ffi::{c_str, Castable};
 use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
-use crate::capi::params::{
-    self, cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context,
-};
+use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c};
 use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::params::ArrayLayout;
@@ -199,7 +198,7 @@ impl SchunkHandle {
         // frame, an array made from a b2nd context whose cparams carry codec, filter or tuner
         // params) or with another's (a copy's source) are bound to this one, so that user
         // codecs, filters, tuners and pre/postfilters get it.
-        if !params::bound_to(self.schunk.cparams(), self.schunk.dparams(), at.cast()) {
+        if !crate::capi::params::bound_to(self.schunk.cparams(), self.schunk.dparams(), at.cast()) {
             self.schunk.adopt_owner(
                 &cparams_from_c(&self.cparams),
                 &dparams_from_c(&self.dparams),
@@ -240,7 +239,7 @@ impl SchunkHandle {
         self.mirror.cctx = match Context::new_compress(&mut cctx_params, |p| {
             p.schunk_typesize = schunk_ts;
         }) {
-            Ok(ctx) => params::boxed_with_tuner(ctx)?.into_raw(),
+            Ok(ctx) => context::boxed_with_tuner(ctx)?.into_raw(),
             Err(_) => ptr::null_mut(),
         };
         self.mirror.dctx = Context::new_decompress(&self.dparams, |p| {
