@@ -6,7 +6,7 @@
 //!   for pointers) and a panic becomes [`FailureValue::on_panic`] (`BLOSC2_ERROR_FAILURE`, NULL),
 //!   so no unwinding crosses into C. [`guard`] is the same boundary for bodies that cannot fail
 //!   (or that compute their own failure value).
-//! - C strings: [`c_str`] (UTF-8 or nothing), [`name_of`] (lossy, NULL is ""), [`static_cstr`]
+//! - C strings: [`c_str`] (UTF-8 or nothing), [`c_str_lossy`] (lossy, NULL is ""), [`static_cstr`]
 //!   (an interned copy for `const char *` results).
 //! - Slices: [`in_slice`] / [`out_slice`] (and [`in_bytes`] / [`out_bytes`] for `void *`) take the C pointer and a length of any integer type.
 //!   One rule for lengths: **a negative length is `BLOSC2_ERROR_INVALID_PARAM`**, a zero length
@@ -15,7 +15,8 @@
 //!   `blosc2_decompress_ctx`, `blosc2_chunk_zeros`, ...) are the one family where c-blosc2 reads a
 //!   negative `srcsize`/`destsize` as an empty buffer (`blosc2_compress(.., src, -1, ..)` returns
 //!   a 32-byte empty chunk, `blosc2_decompress(src, -1, ..)` BLOSC2_ERROR_READ_BUFFER, measured
-//!   on the reference); their entry points say so by passing [`len_or_empty`]`(size)`.
+//!   on the reference); their entry points say so by taking the buffers with [`in_chunk_bytes`] / [`out_chunk_bytes`]
+//!   ([`len_or_empty`] sizes).
 //! - Results handed to C to `free`: [`malloc_copy`], [`malloc_cstring`].
 
 use std::collections::HashMap;
@@ -154,7 +155,7 @@ pub(crate) unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
 ///
 /// # Safety
 /// `s` is NULL or a NUL-terminated string.
-pub(crate) unsafe fn name_of(s: *const c_char) -> String {
+pub(crate) unsafe fn c_str_lossy(s: *const c_char) -> String {
     if s.is_null() {
         return String::new();
     }
@@ -194,6 +195,31 @@ pub(crate) fn length<L: TryInto<usize>>(len: L) -> Result<usize> {
 /// functions): a negative size is an empty buffer. See the module documentation.
 pub(crate) fn len_or_empty(size: i64) -> usize {
     size.max(0) as usize
+}
+
+/// [`in_bytes`] for a chunk-buffer argument of blosc2.h: `size` read as [`len_or_empty`] (a
+/// negative size is an empty buffer, as c-blosc2 reads it).
+///
+/// # Safety
+/// As for [`in_slice`].
+pub(crate) unsafe fn in_chunk_bytes<'a>(
+    p: *const c_void,
+    size: impl Into<i64>,
+) -> Result<&'a [u8]> {
+    // SAFETY: forwarded contract.
+    unsafe { in_bytes(p, len_or_empty(size.into())) }
+}
+
+/// [`out_bytes`] for a chunk-buffer argument of blosc2.h, `size` read as [`len_or_empty`].
+///
+/// # Safety
+/// As for [`out_slice`].
+pub(crate) unsafe fn out_chunk_bytes<'a>(
+    p: *mut c_void,
+    size: impl Into<i64>,
+) -> Result<&'a mut [u8]> {
+    // SAFETY: forwarded contract.
+    unsafe { out_bytes(p, len_or_empty(size.into())) }
 }
 
 /// What a decompression into a buffer of `destsize` bytes returns, given what it returned with

@@ -5,6 +5,7 @@ use std::ptr;
 
 use libc::{c_char, c_int};
 
+use crate::b2nd::shape::checked_block_nbytes;
 use crate::b2nd::MAX_DIM;
 use crate::capi::ffi::{c_str, entry, in_slice, Castable};
 use crate::capi::library::cparams_defaults;
@@ -160,19 +161,8 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             Some(c) => *c,
             None => cparams_defaults(),
         };
-        // As c-blosc2 3.3.5: no negative block extent, a zero one only where the chunk's is
-        // zero, and a block (in bytes) that a header's i32 blocksize can state.
-        let mut block_bytes = i64::from(cparams.typesize);
-        for (b, c) in blockshape.iter().zip(chunkshape) {
-            if *b < 0 || (*b == 0 && *c != 0) {
-                return Err(Error::InvalidParam);
-            }
-            block_bytes = block_bytes.saturating_mul(i64::from(*b));
-        }
-        cparams.blocksize = i32::try_from(block_bytes)
-            .ok()
-            .filter(|b| *b >= 0)
-            .ok_or(Error::InvalidParam)?;
+        cparams.blocksize =
+            checked_block_nbytes(chunkshape, blockshape, i64::from(cparams.typesize))?;
         let dparams = storage.and_then(|s| {
             // SAFETY: a storage's dparams is NULL or valid.
             unsafe { s.dparams.as_ref() }.copied()

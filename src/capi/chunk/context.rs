@@ -9,7 +9,7 @@ use super::buffers::len_of;
 use super::env::{apply_cctx_env, BloscEnv};
 use crate::capi::context::{self, Context, OwnedContext};
 use crate::capi::ffi::{
-    entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest, Castable,
+    entry, guard, in_chunk_bytes, out_chunk_bytes, refuse_negative_dest, Castable,
 };
 use crate::capi::params::dparams_from_c;
 use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref_as_is};
@@ -157,7 +157,7 @@ pub unsafe extern "C" fn blosc2_set_maskout(
             return Err(Error::InvalidParam);
         }
         // SAFETY: maskout holds nblocks bools, per the API.
-        let mask = unsafe { in_bytes(maskout as *const c_void, len_or_empty(nblocks as i64)) }?;
+        let mask = unsafe { in_chunk_bytes(maskout as *const c_void, nblocks) }?;
         ctx.maskout = Some(mask.iter().map(|&b| b != 0).collect());
         Ok(0)
     })
@@ -185,8 +185,8 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         len_of(compressor.compress(src, dst)?)
@@ -217,8 +217,8 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         let lazy = ctx
@@ -295,8 +295,8 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         let dparams = getitem_dparams(ctx);
@@ -336,8 +336,8 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         let ts = ChunkHeader::parse(src)?.typesize as i32;
