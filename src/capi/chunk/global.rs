@@ -6,12 +6,13 @@ use libc::{c_int, c_void};
 
 use super::buffers::{len_of, whole_chunk};
 use super::context::{create_cctx, getitem_items};
-use super::env::{build_filters, leading_int, BloscEnv};
+use super::env::{leading_int, BloscEnv};
 use crate::capi::ffi::{entry, guard, in_chunk_bytes, out_chunk_bytes, refuse_negative_dest};
 use crate::capi::params::cparams_from_c;
 use crate::capi::types::*;
 use crate::chunk::header::{ChunkHeader, MAX_BUFFERSIZE, MAX_OVERHEAD};
 use crate::chunk::{CParams, Compressor, Decompressor};
+use crate::schunk::env::build_filters;
 use crate::{global, Error, Result};
 
 pub(super) fn ensure_init() {

@@ -13,6 +13,7 @@ use crate::capi::types::blosc2_context_s;
 use crate::chunk::decompress;
 use crate::chunk::header::MEMCPYED;
 use crate::chunk::header::{ChunkHeader, DOBITSHUFFLE, DOSHUFFLE};
+use crate::schunk::env::build_filters;
 use crate::{Error, Result};
 use std::sync::Arc;
 

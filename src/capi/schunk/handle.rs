@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use libc::c_void;
 
-use crate::capi::chunk::{env_nthreads, CctxEnv};
+use crate::capi::chunk::{apply_env_to_c, cctx_env, env_nthreads};
 use crate::capi::context::{self, Context};
 use crate::capi::ffi::{c_str, Castable};
 use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
@@ -182,13 +182,8 @@ impl SchunkHandle {
         // Every context c-blosc2 makes for a super-chunk takes BLOSC_NTHREADS, and its
         // compression context the other variables of blosc2_create_cctx (a super-chunk made
         // from a storage took them there, before its first chunk).
-        let env = CctxEnv::now();
-        if let Some(n) = env.nthreads() {
-            self.schunk.set_nthreads(n, n)?;
-        }
-        if self.schunk.storage().compressor_adjust.is_none() && !env.is_empty() {
-            self.schunk.set_compressor_adjust(env.compressor_adjust())?;
-        }
+        let env = cctx_env();
+        self.schunk.take_env(&env)?;
         self.cparams = cparams_to_c(self.schunk.cparams());
         self.cparams.schunk = at.cast();
         self.dparams = dparams_to_c(self.schunk.dparams());
@@ -235,7 +230,7 @@ impl SchunkHandle {
         // The super-chunk's typesize, which BYTEDELTA with meta 0 takes (as in c-blosc2).
         let schunk_ts = Some(self.schunk.cparams().typesize);
         let mut cctx_params = self.cparams;
-        env.apply(&mut cctx_params);
+        apply_env_to_c(&env, &mut cctx_params);
         self.mirror.cctx = match Context::new_compress(&mut cctx_params, |p| {
             p.schunk_typesize = schunk_ts;
         }) {
@@ -655,13 +650,13 @@ pub(super) unsafe fn storage_from_c_for(
         let io = default_io();
         // SAFETY: the default blosc2_io (NULL params).
         let core_io = unsafe { io_from_c(&io) }?;
-        let env = CctxEnv::now();
+        let env = cctx_env();
         let mut storage = Storage {
             io: core_io,
             compressor_adjust: env.compressor_adjust(),
             ..Storage::default()
         };
-        if let Some(n) = env.nthreads() {
+        if let Some(n) = env.nthreads {
             storage.cparams.nthreads = n;
             storage.dparams.nthreads = n;
         }
@@ -683,8 +678,8 @@ pub(super) unsafe fn storage_from_c_for(
     // The super-chunk's contexts take BLOSC_NTHREADS (c-blosc2 makes them with
     // blosc2_create_cctx/dctx), and its frame header records their counts from the start;
     // its compressor the other variables blosc2_create_cctx reads (its parameters stay these).
-    let env = CctxEnv::now();
-    if let Some(n) = env.nthreads() {
+    let env = cctx_env();
+    if let Some(n) = env.nthreads {
         cparams.nthreads = n;
         dparams.nthreads = n;
     }
@@ -762,7 +757,7 @@ impl SchunkHandle {
                 ..Default::default()
             },
             io: self.schunk.storage().io.clone(),
-            compressor_adjust: CctxEnv::now().compressor_adjust(),
+            compressor_adjust: cctx_env().compressor_adjust(),
         }
     }
 
