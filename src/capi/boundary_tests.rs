@@ -303,3 +303,45 @@ fn the_boundary_check_sees_a_missing_boundary() {
         "a  \"\" ' ' 'a \nb"
     );
 }
+
+/// No function of the C layer (outside tests) is over 120 lines: the C layer only translates.
+#[test]
+fn no_c_layer_function_is_over_120_lines() {
+    let mut long = Vec::new();
+    for (path, text) in capi_sources() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let t = line.trim_start();
+            let indent = &line[..line.len() - t.len()];
+            let is_fn = t.split("fn ").next().is_some_and(|before| {
+                t.contains("fn ")
+                    && before.split_whitespace().all(|w| {
+                        [
+                            "pub",
+                            "pub(crate)",
+                            "pub(super)",
+                            "const",
+                            "unsafe",
+                            "extern",
+                            "\"\"",
+                        ]
+                        .contains(&w)
+                    })
+            });
+            if !is_fn || line.trim_end().ends_with(';') {
+                continue;
+            }
+            let close = format!("{indent}}}");
+            if let Some(len) = lines[i..].iter().position(|l| l.trim_end() == close) {
+                if len + 1 > 120 {
+                    long.push(format!("{}:{}: {} lines", path.display(), i + 1, len + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over 120 lines:\n{}",
+        long.join("\n")
+    );
+}

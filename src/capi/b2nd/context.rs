@@ -123,6 +123,39 @@ impl B2ndCtx {
     }
 }
 
+/// Copies of the `n` metalayers at `metalayers` (names and contents), at most
+/// `MAX_CTX_METALAYERS` (a negative count is none).
+///
+/// # Safety
+/// `metalayers` holds `n` entries, each with a NUL-terminated name and `content_len` bytes.
+unsafe fn copy_metalayers(
+    metalayers: *const blosc2_metalayer,
+    n: i32,
+) -> Result<(Vec<CString>, Vec<Vec<u8>>)> {
+    let n = usize::try_from(n.max(0)).map_err(|_| Error::InvalidParam)?;
+    if n > MAX_CTX_METALAYERS {
+        return Err(Error::InvalidParam);
+    }
+    // SAFETY: forwarded contract.
+    let metas = unsafe { in_slice(metalayers, n)? };
+    let mut copied = Vec::with_capacity(n);
+    for m in metas {
+        // SAFETY: each metalayer has a NUL-terminated name and content_len bytes.
+        let name = unsafe { c_str(m.name) }.ok_or(Error::NullPointer)?;
+        let len = usize::try_from(m.content_len).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: as above.
+        let content = unsafe { in_slice(m.content, len)? };
+        copied.push((name.to_string(), content.to_vec()));
+    }
+    let mut names = Vec::with_capacity(copied.len());
+    let mut contents = Vec::with_capacity(copied.len());
+    for (name, content) in copied {
+        names.push(CString::new(name).map_err(|_| Error::InvalidParam)?);
+        contents.push(content);
+    }
+    Ok((names, contents))
+}
+
 /// Creates the parameters for making b2nd arrays: storage `b2_storage` (NULL: in memory with
 /// default compression parameters), `ndim` dimensions (up to `B2ND_MAX_DIM`), the array's
 /// `shape`, its `chunkshape` and `blockshape` (each `ndim` entries), the item type `dtype`
@@ -180,28 +213,10 @@ pub unsafe extern "C" fn b2nd_create_ctx(
                 .ok_or(Error::InvalidParam)?
                 .to_string()
         };
-        let nmeta = usize::try_from(nmetalayers.max(0)).map_err(|_| Error::InvalidParam)?;
-        if nmeta > MAX_CTX_METALAYERS {
-            return Err(Error::InvalidParam);
-        }
         // SAFETY: `nmetalayers` entries per the contract.
-        let metas = unsafe { in_slice(metalayers, nmeta)? };
-        let mut copied = Vec::with_capacity(nmeta);
-        for m in metas {
-            // SAFETY: each metalayer has a NUL-terminated name and content_len bytes.
-            let name = unsafe { c_str(m.name) }.ok_or(Error::NullPointer)?;
-            let len = usize::try_from(m.content_len).map_err(|_| Error::InvalidParam)?;
-            // SAFETY: as above.
-            let content = unsafe { in_slice(m.content, len)? };
-            copied.push((name.to_string(), content.to_vec()));
-        }
+        let (metalayer_names, metalayer_contents) =
+            unsafe { copy_metalayers(metalayers, nmetalayers) }?;
         let dtype_owned = CString::new(dtype).map_err(|_| Error::InvalidParam)?;
-        let mut metalayer_names = Vec::with_capacity(copied.len());
-        let mut metalayer_contents = Vec::with_capacity(copied.len());
-        for (name, content) in copied {
-            metalayer_names.push(CString::new(name).map_err(|_| Error::InvalidParam)?);
-            metalayer_contents.push(content);
-        }
         let mut ctx = B2ndCtx {
             ndim,
             shape: [0; MAX_DIM],
