@@ -41,6 +41,24 @@ fn checked_product(v: &[i64]) -> Result<i64> {
         .ok_or(Error::InvalidParam)
 }
 
+/// The bytes of one block of `blockshape` items of `typesize` bytes, after c-blosc2 3.3.5's
+/// checks of a block shape against its chunk shape (`b2nd_create_ctx` makes them, and so does
+/// every geometry): no negative block extent, a zero one only where the chunk's is zero, and a
+/// block whose bytes a chunk header's i32 blocksize can state. `InvalidParam` otherwise.
+pub fn checked_block_nbytes(chunkshape: &[i32], blockshape: &[i32], typesize: i64) -> Result<i32> {
+    let mut nbytes = typesize;
+    for (b, c) in blockshape.iter().zip(chunkshape) {
+        if *b < 0 || (*b == 0 && *c != 0) {
+            return Err(Error::InvalidParam);
+        }
+        nbytes = nbytes.saturating_mul(i64::from(*b));
+    }
+    i32::try_from(nbytes)
+        .ok()
+        .filter(|n| *n >= 0)
+        .ok_or(Error::InvalidParam)
+}
+
 impl Geometry {
     /// Checks and builds the geometry. Rules: at most 16 dims, non-negative extents, a zero
     /// chunk extent only for a zero shape extent, no overflow, a chunk of at most `i32::MAX`
@@ -61,11 +79,13 @@ impl Geometry {
         if typesize == 0 || typesize > i32::MAX as usize {
             return Err(Error::InvalidParam);
         }
+        // The block's own rules, c-blosc2's, before the chunk's size is looked at.
+        checked_block_nbytes(chunkshape, blockshape, typesize as i64)?;
         let mut extshape = vec![0i64; ndim];
         let mut extchunkshape = vec![0i64; ndim];
         for d in 0..ndim {
             let (s, c, b) = (shape[d], chunkshape[d] as i64, blockshape[d] as i64);
-            if s < 0 || c < 0 || b < 0 {
+            if s < 0 || c < 0 {
                 return Err(Error::InvalidParam);
             }
             if c == 0 {
@@ -73,9 +93,6 @@ impl Geometry {
                     return Err(Error::InvalidParam);
                 }
                 continue;
-            }
-            if b == 0 {
-                return Err(Error::InvalidParam);
             }
             extshape[d] = s.checked_add((c - s % c) % c).ok_or(Error::InvalidParam)?;
             extchunkshape[d] = c + (b - c % b) % b;
@@ -88,11 +105,6 @@ impl Geometry {
         let blocknitems = checked_product(&blockshape)?;
         // b2nd_array_t states the items of a chunk in an int32 (c-blosc2 refuses more).
         if chunknitems > i32::MAX as i64 {
-            return Err(Error::InvalidParam);
-        }
-        // A block a chunk header's i32 blocksize cannot state is a bad parameter (c-blosc2's
-        // code), before the chunk's size is looked at.
-        if blocknitems.saturating_mul(typesize as i64) > i32::MAX as i64 {
             return Err(Error::InvalidParam);
         }
         let extchunknitems = checked_product(&extchunkshape)?;

@@ -6,7 +6,7 @@
 //!   for pointers) and a panic becomes [`FailureValue::on_panic`] (`BLOSC2_ERROR_FAILURE`, NULL),
 //!   so no unwinding crosses into C. [`guard`] is the same boundary for bodies that cannot fail
 //!   (or that compute their own failure value).
-//! - C strings: [`c_str`] (UTF-8 or nothing), [`name_of`] (lossy, NULL is ""), [`static_cstr`]
+//! - C strings: [`c_str`] (UTF-8 or nothing), [`c_str_lossy`] (lossy, NULL is ""), [`static_cstr`]
 //!   (an interned copy for `const char *` results).
 //! - Slices: [`in_slice`] / [`out_slice`] (and [`in_bytes`] / [`out_bytes`] for `void *`) take the C pointer and a length of any integer type.
 //!   One rule for lengths: **a negative length is `BLOSC2_ERROR_INVALID_PARAM`**, a zero length
@@ -15,7 +15,8 @@
 //!   `blosc2_decompress_ctx`, `blosc2_chunk_zeros`, ...) are the one family where c-blosc2 reads a
 //!   negative `srcsize`/`destsize` as an empty buffer (`blosc2_compress(.., src, -1, ..)` returns
 //!   a 32-byte empty chunk, `blosc2_decompress(src, -1, ..)` BLOSC2_ERROR_READ_BUFFER, measured
-//!   on the reference); their entry points say so by passing [`len_or_empty`]`(size)`.
+//!   on the reference); their entry points say so by taking the buffers with [`in_chunk_bytes`] / [`out_chunk_bytes`]
+//!   ([`len_or_empty`] sizes).
 //! - Results handed to C to `free`: [`malloc_copy`], [`malloc_cstring`].
 
 use std::collections::HashMap;
@@ -84,6 +85,58 @@ pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T + UnwindSafe) -> T {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Handles
+
+/// A C type whose pointers, as this library hands them out, point at a Rust object
+/// (rustls-ffi's `Castable` shape): `blosc2_context *` at a [`Context`](crate::capi::context::Context),
+/// `b2nd_context_t *` at a `B2ndCtx`, `blosc2_schunk *` at a `SchunkHandle`, `b2nd_array_t *`
+/// at an `ArrayHandle`. [`Castable::try_ref`] / [`Castable::try_mut`] (and [`Castable::try_take`]
+/// for the functions that free one) are how the C layer reaches the object behind such a
+/// pointer; NULL is [`Castable::NULL_ERROR`].
+///
+/// # Safety
+/// Implementers guarantee that every non-NULL `*Self` the library gives C is the address of a
+/// live `RustType` (boxed by the library, or a `repr(C)` struct whose first field is `Self`).
+pub(crate) unsafe trait Castable: Sized {
+    /// The Rust object behind the pointer.
+    type RustType;
+    /// c-blosc2's code for a NULL handle.
+    const NULL_ERROR: Error = Error::NullPointer;
+
+    /// The object behind `p`, shared.
+    ///
+    /// # Safety
+    /// `p` is NULL or a pointer this library handed out and has not freed, not mutated through
+    /// another reference meanwhile.
+    unsafe fn try_ref<'a>(p: *const Self) -> Result<&'a Self::RustType> {
+        // SAFETY: per the trait's and the caller's contracts, a non-NULL p is a live RustType.
+        unsafe { p.cast::<Self::RustType>().as_ref() }.ok_or(Self::NULL_ERROR)
+    }
+
+    /// The object behind `p`, exclusive.
+    ///
+    /// # Safety
+    /// As for [`Castable::try_ref`], and no other reference to the object is live.
+    unsafe fn try_mut<'a>(p: *mut Self) -> Result<&'a mut Self::RustType> {
+        // SAFETY: as in try_ref, and unaliased per the contract.
+        unsafe { p.cast::<Self::RustType>().as_mut() }.ok_or(Self::NULL_ERROR)
+    }
+
+    /// Takes back the box behind `p` (for the functions that free a handle).
+    ///
+    /// # Safety
+    /// `p` is NULL or a pointer this library handed out as a leaked `Box<RustType>` and has not
+    /// freed; it is not used afterwards.
+    unsafe fn try_take(p: *mut Self) -> Result<Box<Self::RustType>> {
+        if p.is_null() {
+            return Err(Self::NULL_ERROR);
+        }
+        // SAFETY: per the contract, p came from Box::into_raw of a RustType and is freed once.
+        Ok(unsafe { Box::from_raw(p.cast::<Self::RustType>()) })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // C strings
 
 /// The UTF-8 text of a C string; None for NULL or invalid UTF-8.
@@ -102,7 +155,7 @@ pub(crate) unsafe fn c_str<'a>(s: *const c_char) -> Option<&'a str> {
 ///
 /// # Safety
 /// `s` is NULL or a NUL-terminated string.
-pub(crate) unsafe fn name_of(s: *const c_char) -> String {
+pub(crate) unsafe fn c_str_lossy(s: *const c_char) -> String {
     if s.is_null() {
         return String::new();
     }
@@ -122,6 +175,14 @@ pub(crate) fn static_cstr(name: &str) -> &'static CStr {
     })
 }
 
+/// Writes one line to stderr, ignoring a failed write (`eprintln!` panics on one, and a panic
+/// must not be what a diagnostic costs): the C layer's messages that c-blosc2 prints under
+/// BLOSC_TRACE / BLOSC_INFO.
+pub(crate) fn stderr_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Slices
 
@@ -134,6 +195,31 @@ pub(crate) fn length<L: TryInto<usize>>(len: L) -> Result<usize> {
 /// functions): a negative size is an empty buffer. See the module documentation.
 pub(crate) fn len_or_empty(size: i64) -> usize {
     size.max(0) as usize
+}
+
+/// [`in_bytes`] for a chunk-buffer argument of blosc2.h: `size` read as [`len_or_empty`] (a
+/// negative size is an empty buffer, as c-blosc2 reads it).
+///
+/// # Safety
+/// As for [`in_slice`].
+pub(crate) unsafe fn in_chunk_bytes<'a>(
+    p: *const c_void,
+    size: impl Into<i64>,
+) -> Result<&'a [u8]> {
+    // SAFETY: forwarded contract.
+    unsafe { in_bytes(p, len_or_empty(size.into())) }
+}
+
+/// [`out_bytes`] for a chunk-buffer argument of blosc2.h, `size` read as [`len_or_empty`].
+///
+/// # Safety
+/// As for [`out_slice`].
+pub(crate) unsafe fn out_chunk_bytes<'a>(
+    p: *mut c_void,
+    size: impl Into<i64>,
+) -> Result<&'a mut [u8]> {
+    // SAFETY: forwarded contract.
+    unsafe { out_bytes(p, len_or_empty(size.into())) }
 }
 
 /// What a decompression into a buffer of `destsize` bytes returns, given what it returned with

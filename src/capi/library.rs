@@ -89,9 +89,11 @@ pub unsafe extern "C" fn blosc2_get_version_string() -> *const c_char {
 /// The string is static: do not free or modify it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_list_compressors() -> *const c_char {
-    static LIST: OnceLock<CString> = OnceLock::new();
-    LIST.get_or_init(|| CString::new(names::BUILTIN_LIST).unwrap())
-        .as_ptr()
+    guard(ptr::null(), || {
+        static LIST: OnceLock<CString> = OnceLock::new();
+        LIST.get_or_init(|| CString::new(names::BUILTIN_LIST).unwrap())
+            .as_ptr()
+    })
 }
 
 /// Looks up the name of codec `compcode` (a built-in, a known plugin or a registered codec).
@@ -276,19 +278,21 @@ pub unsafe extern "C" fn blosc2_set_delta(dodelta: c_int) {
 /// value. The string is static: do not free or modify it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
-    static MESSAGES: OnceLock<Vec<CString>> = OnceLock::new();
-    let messages = MESSAGES.get_or_init(|| {
-        (1..=37)
-            .map(|c| {
-                let msg = Error::from_code(-c).map_or("Unknown error", Error::message);
-                CString::new(msg).unwrap()
-            })
-            .collect()
-    });
-    match Error::from_code(error_code) {
-        Some(e) => messages[(-e.code() - 1) as usize].as_ptr(),
-        None => c"Unknown error".as_ptr(),
-    }
+    guard(ptr::null(), || {
+        static MESSAGES: OnceLock<Vec<CString>> = OnceLock::new();
+        let messages = MESSAGES.get_or_init(|| {
+            (1..=37)
+                .map(|c| {
+                    let msg = Error::from_code(-c).map_or("Unknown error", Error::message);
+                    CString::new(msg).unwrap()
+                })
+                .collect()
+        });
+        match Error::from_code(error_code) {
+            Some(e) => messages[(-e.code() - 1) as usize].as_ptr(),
+            None => c"Unknown error".as_ptr(),
+        }
+    })
 }
 
 /// The default compression parameters, by value (the same as `BLOSC2_CPARAMS_DEFAULTS`).
@@ -384,13 +388,15 @@ pub unsafe extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio
 /// `blosc_elapsed_nsecs` and `blosc_elapsed_secs`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
-    if timestamp.is_null() {
-        return;
-    }
-    // SAFETY: timestamp is non-NULL and points to a writable struct timespec.
-    unsafe {
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, timestamp);
-    }
+    guard((), || {
+        if timestamp.is_null() {
+            return;
+        }
+        // SAFETY: timestamp is non-NULL and points to a writable struct timespec.
+        unsafe {
+            libc::clock_gettime(libc::CLOCK_MONOTONIC, timestamp);
+        }
+    })
 }
 
 /// The time from `start_time` to `end_time` (both from `blosc_set_timestamp`), in nanoseconds.
@@ -399,7 +405,7 @@ pub unsafe extern "C" fn blosc_elapsed_nsecs(
     start_time: blosc_timestamp_t,
     end_time: blosc_timestamp_t,
 ) -> f64 {
-    nanoseconds_between(&start_time, &end_time)
+    guard(f64::NAN, || nanoseconds_between(&start_time, &end_time))
 }
 
 fn nanoseconds_between(start: &blosc_timestamp_t, end: &blosc_timestamp_t) -> f64 {
@@ -412,7 +418,9 @@ pub unsafe extern "C" fn blosc_elapsed_secs(
     start_time: blosc_timestamp_t,
     end_time: blosc_timestamp_t,
 ) -> f64 {
-    nanoseconds_between(&start_time, &end_time) / 1e9
+    guard(f64::NAN, || {
+        nanoseconds_between(&start_time, &end_time) / 1e9
+    })
 }
 
 /// Converts the `ndim`-dimensional `index` into a linear position, given the `strides` of each

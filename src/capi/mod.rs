@@ -5,8 +5,10 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod b2nd;
+mod callbacks;
 pub mod chunk;
 pub mod consts;
+pub(crate) mod context;
 pub(crate) mod ffi;
 pub mod io;
 pub mod library;
@@ -21,6 +23,8 @@ pub mod stdio;
 pub mod tuner;
 pub mod types;
 
+#[cfg(test)]
+mod boundary_tests;
 #[cfg(test)]
 mod panic_guard_tests;
 #[cfg(rblosc2_pending)]

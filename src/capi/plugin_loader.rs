@@ -25,8 +25,12 @@
 
 use std::ffi::{CStr, CString};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 
 use libc::{c_char, c_void};
+
+use crate::capi::callbacks::CCodec;
+use crate::chunk::registry;
 
 /// The addresses of the two functions a plugin's `info` names (encoder and decoder, or forward
 /// and backward), both non-NULL.
@@ -53,7 +57,7 @@ fn tracing() -> bool {
 
 fn trace(msg: &str) {
     if tracing() {
-        eprintln!("[error] - {msg}");
+        crate::capi::ffi::stderr_line(format_args!("[error] - {msg}"));
     }
 }
 
@@ -182,6 +186,34 @@ pub(crate) fn load_functions<const N: usize>(name: &str) -> Option<[*mut c_void;
         unsafe { libc::dlclose(handle) };
     }
     functions
+}
+
+/// The codecs c-blosc2 3.3.5 registers at init without functions (its `codecs-registry.c`),
+/// which it loads from `libblosc2_<name>.so` when first used: (id, name).
+const PLUGIN_CODECS: [(u8, &str); 5] = [
+    (36, "openhtj2k"),
+    (37, "grok"),
+    (38, "openzl"),
+    (39, "j2k"),
+    (40, "htj2k"),
+];
+
+/// Puts [`PLUGIN_CODECS`] in the registry (once), before the C layer first resolves codecs for
+/// a context, so a plugin built for c-blosc2 (blosc2_grok, ...) is loaded on ours the same way.
+/// Their `complib` is their id, as c-blosc2 registers them.
+pub(crate) fn ensure_plugin_codecs() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        for (id, name) in PLUGIN_CODECS {
+            registry::register_global_codec(registry::CodecEntry {
+                id,
+                name: name.into(),
+                complib: id,
+                version: 1,
+                codec: Arc::new(CCodec::new(name.into(), None, None)),
+            });
+        }
+    });
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex};
 
 use libc::{c_int, c_void};
 
-use crate::capi::ffi::{entry, name_of};
+use crate::capi::ffi::{c_str_lossy, entry};
 use crate::capi::plugin_loader;
 use crate::capi::types::*;
 use crate::chunk::params::{CParams, Tuner};
@@ -181,7 +181,7 @@ pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_in
             plugin: false,
         };
         // SAFETY: name is NULL or a C string, per the API.
-        register(entry, unsafe { name_of(t.name) })?;
+        register(entry, unsafe { c_str_lossy(t.name) })?;
         Ok(0)
     })
 }

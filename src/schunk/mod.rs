@@ -5,6 +5,7 @@
 mod chunks;
 pub use chunks::ONE_PASS_BYTES;
 mod copy;
+pub mod env;
 mod fingerprint;
 pub use fingerprint::{FingerprintMode, FINGERPRINT_ENV};
 mod meta;

@@ -5,8 +5,9 @@ use std::ptr;
 
 use libc::{c_char, c_int};
 
+use crate::b2nd::shape::checked_block_nbytes;
 use crate::b2nd::MAX_DIM;
-use crate::capi::ffi::{c_str, entry, in_slice};
+use crate::capi::ffi::{c_str, entry, in_slice, Castable};
 use crate::capi::library::cparams_defaults;
 use crate::capi::types::*;
 use crate::{Error, Result};
@@ -54,6 +55,12 @@ pub(crate) struct B2ndCtx {
     metalayer_contents: Vec<Vec<u8>>,
 }
 
+// SAFETY: every `b2nd_context_t *` the library hands out is a leaked Box<B2ndCtx>
+// (B2ndCtx::into_handle).
+unsafe impl Castable for b2nd_context_s {
+    type RustType = B2ndCtx;
+}
+
 impl B2ndCtx {
     fn into_handle(self) -> *mut b2nd_context_s {
         let raw = Box::into_raw(Box::new(self));
@@ -61,13 +68,6 @@ impl B2ndCtx {
         // it and into its own heap fields, which stay put until it is freed.
         unsafe { (*raw).fix_pointers() };
         raw.cast()
-    }
-
-    /// # Safety
-    /// `h` is NULL or a live handle from [`B2ndCtx::into_handle`].
-    pub(crate) unsafe fn from_handle<'a>(h: *mut b2nd_context_s) -> Result<&'a mut B2ndCtx> {
-        // SAFETY: per the contract, a non-NULL handle is a live boxed B2ndCtx.
-        unsafe { h.cast::<B2ndCtx>().as_mut() }.ok_or(Error::NullPointer)
     }
 
     /// Points the C-visible fields at the copies this context owns.
@@ -123,6 +123,39 @@ impl B2ndCtx {
     }
 }
 
+/// Copies of the `n` metalayers at `metalayers` (names and contents), at most
+/// `MAX_CTX_METALAYERS` (a negative count is none).
+///
+/// # Safety
+/// `metalayers` holds `n` entries, each with a NUL-terminated name and `content_len` bytes.
+unsafe fn copy_metalayers(
+    metalayers: *const blosc2_metalayer,
+    n: i32,
+) -> Result<(Vec<CString>, Vec<Vec<u8>>)> {
+    let n = usize::try_from(n.max(0)).map_err(|_| Error::InvalidParam)?;
+    if n > MAX_CTX_METALAYERS {
+        return Err(Error::InvalidParam);
+    }
+    // SAFETY: forwarded contract.
+    let metas = unsafe { in_slice(metalayers, n)? };
+    let mut copied = Vec::with_capacity(n);
+    for m in metas {
+        // SAFETY: each metalayer has a NUL-terminated name and content_len bytes.
+        let name = unsafe { c_str(m.name) }.ok_or(Error::NullPointer)?;
+        let len = usize::try_from(m.content_len).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: as above.
+        let content = unsafe { in_slice(m.content, len)? };
+        copied.push((name.to_string(), content.to_vec()));
+    }
+    let mut names = Vec::with_capacity(copied.len());
+    let mut contents = Vec::with_capacity(copied.len());
+    for (name, content) in copied {
+        names.push(CString::new(name).map_err(|_| Error::InvalidParam)?);
+        contents.push(content);
+    }
+    Ok((names, contents))
+}
+
 /// Creates the parameters for making b2nd arrays: storage `b2_storage` (NULL: in memory with
 /// default compression parameters), `ndim` dimensions (up to `B2ND_MAX_DIM`), the array's
 /// `shape`, its `chunkshape` and `blockshape` (each `ndim` entries), the item type `dtype`
@@ -161,19 +194,8 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             Some(c) => *c,
             None => cparams_defaults(),
         };
-        // As c-blosc2 3.3.5: no negative block extent, a zero one only where the chunk's is
-        // zero, and a block (in bytes) that a header's i32 blocksize can state.
-        let mut block_bytes = i64::from(cparams.typesize);
-        for (b, c) in blockshape.iter().zip(chunkshape) {
-            if *b < 0 || (*b == 0 && *c != 0) {
-                return Err(Error::InvalidParam);
-            }
-            block_bytes = block_bytes.saturating_mul(i64::from(*b));
-        }
-        cparams.blocksize = i32::try_from(block_bytes)
-            .ok()
-            .filter(|b| *b >= 0)
-            .ok_or(Error::InvalidParam)?;
+        cparams.blocksize =
+            checked_block_nbytes(chunkshape, blockshape, i64::from(cparams.typesize))?;
         let dparams = storage.and_then(|s| {
             // SAFETY: a storage's dparams is NULL or valid.
             unsafe { s.dparams.as_ref() }.copied()
@@ -191,28 +213,10 @@ pub unsafe extern "C" fn b2nd_create_ctx(
                 .ok_or(Error::InvalidParam)?
                 .to_string()
         };
-        let nmeta = usize::try_from(nmetalayers.max(0)).map_err(|_| Error::InvalidParam)?;
-        if nmeta > MAX_CTX_METALAYERS {
-            return Err(Error::InvalidParam);
-        }
         // SAFETY: `nmetalayers` entries per the contract.
-        let metas = unsafe { in_slice(metalayers, nmeta)? };
-        let mut copied = Vec::with_capacity(nmeta);
-        for m in metas {
-            // SAFETY: each metalayer has a NUL-terminated name and content_len bytes.
-            let name = unsafe { c_str(m.name) }.ok_or(Error::NullPointer)?;
-            let len = usize::try_from(m.content_len).map_err(|_| Error::InvalidParam)?;
-            // SAFETY: as above.
-            let content = unsafe { in_slice(m.content, len)? };
-            copied.push((name.to_string(), content.to_vec()));
-        }
+        let (metalayer_names, metalayer_contents) =
+            unsafe { copy_metalayers(metalayers, nmetalayers) }?;
         let dtype_owned = CString::new(dtype).map_err(|_| Error::InvalidParam)?;
-        let mut metalayer_names = Vec::with_capacity(copied.len());
-        let mut metalayer_contents = Vec::with_capacity(copied.len());
-        for (name, content) in copied {
-            metalayer_names.push(CString::new(name).map_err(|_| Error::InvalidParam)?);
-            metalayer_contents.push(content);
-        }
         let mut ctx = B2ndCtx {
             ndim,
             shape: [0; MAX_DIM],
@@ -254,11 +258,8 @@ pub unsafe extern "C" fn b2nd_create_ctx(
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_s) -> c_int {
     entry(|| {
-        if ctx.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: a non-NULL handle came from b2nd_create_ctx and is freed once.
-        drop(unsafe { Box::from_raw(ctx.cast::<B2ndCtx>()) });
+        // SAFETY: NULL or a handle from b2nd_create_ctx, freed once (per the API).
+        drop(unsafe { b2nd_context_s::try_take(ctx) }?);
         Ok(0)
     })
 }

@@ -8,7 +8,7 @@ use libc::c_int;
 use super::context::B2ndCtx;
 
 use crate::b2nd::{lend_schunk, meta, stand_in, Array, DimMap, Params, MAX_DIM};
-use crate::capi::ffi::{c_str, entry, malloc_cstring};
+use crate::capi::ffi::{c_str, entry, malloc_cstring, Castable};
 use crate::capi::schunk::{
     blosc2_schunk_free, schunk_into_c, schunk_mut, set_chunk_source, storage_from_c, sync_mirror,
 };
@@ -29,7 +29,7 @@ use crate::{Error, Result};
 /// super-chunk is freed with the last array that shares it, whatever the order of the
 /// `b2nd_free` calls.
 #[repr(C)]
-pub(super) struct ArrayHandle {
+pub(crate) struct ArrayHandle {
     pub(super) c: b2nd_array_t,
     spare: Option<Schunk>,
     /// The super-chunk holding the chunks (`c.sc` of the base), shared by the array and its
@@ -61,8 +61,14 @@ impl Drop for SharedSchunk {
 /// # Safety
 /// `p` is NULL or a live `b2nd_array_t *` from this module, with no other reference to it live.
 pub(super) unsafe fn array_handle<'a>(p: *const b2nd_array_t) -> Result<&'a mut ArrayHandle> {
-    // SAFETY: the public struct is the first field of the repr(C) handle.
-    unsafe { p.cast_mut().cast::<ArrayHandle>().as_mut() }.ok_or(Error::NullPointer)
+    // SAFETY: forwarded contract.
+    unsafe { b2nd_array_t::try_mut(p.cast_mut()) }
+}
+
+// SAFETY: every `b2nd_array_t *` the library hands out is a boxed ArrayHandle, whose first field
+// is the public `b2nd_array_t` (repr(C)), so the addresses agree.
+unsafe impl Castable for b2nd_array_t {
+    type RustType = ArrayHandle;
 }
 
 /// Rewrites the public fields of `c` from the array, as c-blosc2's `update_shape` computes
@@ -355,7 +361,7 @@ pub(super) unsafe fn create(
 ) -> c_int {
     entry(|| {
         // SAFETY: forwarded contract.
-        let ctx = unsafe { B2ndCtx::from_handle(ctx) }?;
+        let ctx = unsafe { b2nd_context_s::try_mut(ctx) }?;
         if array.is_null() {
             return Err(Error::NullPointer);
         }

@@ -5,12 +5,10 @@ use std::ptr;
 
 use libc::{c_char, c_int, c_void};
 
-use super::handle::{
-    copy_params, create, handle_for_schunk, is_view, view_frame, with_array, ArrayHandle,
-};
+use super::handle::{copy_params, create, handle_for_schunk, is_view, view_frame, with_array};
 use super::sync::{follow_writer, hold_shared};
 use crate::b2nd::{meta, Array};
-use crate::capi::ffi::{c_str, entry, in_slice, malloc_copy};
+use crate::capi::ffi::{c_str, entry, guard, in_slice, malloc_copy, Castable};
 use crate::capi::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_open,
     blosc2_schunk_open_offset, blosc2_schunk_to_buffer, schunk_ref, storage_from_c,
@@ -185,14 +183,16 @@ pub unsafe extern "C" fn b2nd_from_cframe(
     copy: bool,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    if cframe.is_null() || array.is_null() {
-        return Error::NullPointer.code();
-    }
-    // SAFETY: forwarded contract (cframe holds cframe_len bytes).
-    unsafe {
-        let sc = blosc2_schunk_from_buffer(cframe, cframe_len, copy);
-        adopt(sc, array, Error::Failure)
-    }
+    guard(Error::Failure.code(), || {
+        if cframe.is_null() || array.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: forwarded contract (cframe holds cframe_len bytes).
+        unsafe {
+            let sc = blosc2_schunk_from_buffer(cframe, cframe_len, copy);
+            adopt(sc, array, Error::Failure)
+        }
+    })
 }
 
 /// Opens the array stored at `urlpath` (a contiguous frame file or a sparse frame directory).
@@ -202,11 +202,13 @@ pub unsafe extern "C" fn b2nd_from_cframe(
 /// ...).
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
-    if urlpath.is_null() || array.is_null() {
-        return Error::NullPointer.code();
-    }
-    // SAFETY: forwarded contract.
-    unsafe { adopt(blosc2_schunk_open(urlpath), array, Error::NullPointer) }
+    guard(Error::Failure.code(), || {
+        if urlpath.is_null() || array.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: forwarded contract.
+        unsafe { adopt(blosc2_schunk_open(urlpath), array, Error::NullPointer) }
+    })
 }
 
 /// As `b2nd_open`, for a frame that starts `offset` bytes into the file (see `b2nd_save_append`).
@@ -217,17 +219,19 @@ pub unsafe extern "C" fn b2nd_open_offset(
     array: *mut *mut b2nd_array_t,
     offset: i64,
 ) -> c_int {
-    if urlpath.is_null() || array.is_null() {
-        return Error::NullPointer.code();
-    }
-    // SAFETY: forwarded contract.
-    unsafe {
-        adopt(
-            blosc2_schunk_open_offset(urlpath, offset),
-            array,
-            Error::NullPointer,
-        )
-    }
+    guard(Error::Failure.code(), || {
+        if urlpath.is_null() || array.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: forwarded contract.
+        unsafe {
+            adopt(
+                blosc2_schunk_open_offset(urlpath, offset),
+                array,
+                Error::NullPointer,
+            )
+        }
+    })
 }
 
 /// Releases `array`: its super-chunk (unless a view still shares it: the last of an array and its
@@ -236,11 +240,8 @@ pub unsafe extern "C" fn b2nd_open_offset(
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
     entry(|| {
-        if array.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: a live array of ours, not used after this call (per the API).
-        let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
+        // SAFETY: NULL or a live array of ours, not used after this call (per the API).
+        let h = unsafe { b2nd_array_t::try_take(array) }?;
         // SAFETY: the array owns its malloc'd dtype.
         unsafe { libc::free(h.c.dtype.cast()) };
         // The super-chunk goes with the last array sharing it (the owner's drop).

@@ -4,13 +4,12 @@ use std::ptr;
 
 use libc::c_int;
 
-use super::context::B2ndCtx;
 use super::handle::{array_handle, into_c, new_handle, params_of, put, with_array};
 use super::items::ndim_of;
 use super::lifecycle::b2nd_free;
 use super::sync::{follow_writer, hold_shared};
 use crate::b2nd::{Array, DimMap};
-use crate::capi::ffi::{entry, in_slice};
+use crate::capi::ffi::{entry, guard, in_slice, Castable};
 use crate::capi::types::*;
 use crate::schunk::Schunk;
 use crate::{Error, Result};
@@ -37,7 +36,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
         }
         // SAFETY: live context and array; ndim coordinates each.
         unsafe {
-            let ctx = B2ndCtx::from_handle(ctx)?;
+            let ctx = b2nd_context_s::try_mut(ctx)?;
             let n = ndim_of(src);
             let (start, stop) = (in_slice(start, n)?, in_slice(stop, n)?);
             // As c-blosc2 does, the context takes the slice's shape.
@@ -82,7 +81,7 @@ pub unsafe extern "C" fn b2nd_copy(
         }
         // SAFETY: live context and array.
         unsafe {
-            let ctx = B2ndCtx::from_handle(ctx)?;
+            let ctx = b2nd_context_s::try_mut(ctx)?;
             let n = ndim_of(src);
             ctx.ndim = n as i8;
             let shape = (*src).shape;
@@ -242,20 +241,22 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
     view: *mut *mut b2nd_array_t,
     index: *const bool,
 ) -> c_int {
-    // SAFETY: ndim flags at `index`, per the contract.
-    let index = match unsafe { in_slice(index, ndim_of(array)) } {
-        Ok(i) => i,
-        Err(e) => return e.code(),
-    };
-    // SAFETY: forwarded contract.
-    unsafe {
-        view_of(
-            array,
-            view,
-            |m, g| m.squeeze(g, index),
-            |a| a.squeeze_index(index),
-        )
-    }
+    guard(Error::Failure.code(), || {
+        // SAFETY: ndim flags at `index`, per the contract.
+        let index = match unsafe { in_slice(index, ndim_of(array)) } {
+            Ok(i) => i,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: forwarded contract.
+        unsafe {
+            view_of(
+                array,
+                view,
+                |m, g| m.squeeze(g, index),
+                |a| a.squeeze_index(index),
+            )
+        }
+    })
 }
 
 /// b2nd_squeeze_index with every dimension of extent 1 marked.
@@ -285,18 +286,20 @@ pub unsafe extern "C" fn b2nd_expand_dims(
     axis: *const bool,
     final_dims: u8,
 ) -> c_int {
-    // SAFETY: final_dims flags at `axis`, per the contract.
-    let axis = match unsafe { in_slice(axis, usize::from(final_dims)) } {
-        Ok(a) => a,
-        Err(e) => return e.code(),
-    };
-    // SAFETY: forwarded contract.
-    unsafe {
-        view_of(
-            array,
-            view,
-            |m, _| m.expand(axis).map(Some),
-            |a| a.expand_dims(axis),
-        )
-    }
+    guard(Error::Failure.code(), || {
+        // SAFETY: final_dims flags at `axis`, per the contract.
+        let axis = match unsafe { in_slice(axis, usize::from(final_dims)) } {
+            Ok(a) => a,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: forwarded contract.
+        unsafe {
+            view_of(
+                array,
+                view,
+                |m, _| m.expand(axis).map(Some),
+                |a| a.expand_dims(axis),
+            )
+        }
+    })
 }

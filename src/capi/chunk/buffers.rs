@@ -2,7 +2,7 @@
 
 use libc::{c_int, c_void};
 
-use crate::capi::ffi::{in_bytes, len_or_empty};
+use crate::capi::ffi::{in_bytes, in_chunk_bytes};
 use crate::chunk::header::{
     ChunkHeader, DOBITSHUFFLE, DOSHUFFLE, EXTENDED_HEADER_LENGTH, MIN_HEADER_LENGTH,
 };
@@ -38,5 +38,5 @@ pub(super) unsafe fn whole_chunk<'a>(p: *const c_void) -> Result<&'a [u8]> {
     // SAFETY: forwarded contract.
     let h = ChunkHeader::parse(unsafe { header_bytes(p) }?)?;
     // SAFETY: a complete chunk holds the cbytes its header states.
-    unsafe { in_bytes(p, len_or_empty(h.cbytes as i64)) }
+    unsafe { in_chunk_bytes(p, h.cbytes) }
 }

@@ -7,8 +7,11 @@ use libc::{c_int, c_void};
 
 use super::buffers::len_of;
 use super::env::{apply_cctx_env, BloscEnv};
-use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
-use crate::capi::params::{self, dparams_from_c, Context, OwnedContext};
+use crate::capi::context::{self, Context, OwnedContext};
+use crate::capi::ffi::{
+    entry, guard, in_chunk_bytes, out_chunk_bytes, refuse_negative_dest, Castable,
+};
+use crate::capi::params::dparams_from_c;
 use crate::capi::schunk::{schunk_layout, schunk_lazy_blocks, schunk_ref_as_is};
 use crate::capi::types::*;
 use crate::chunk::copy::copy_bytes;
@@ -28,7 +31,7 @@ pub(super) fn create_cctx(c: &mut blosc2_cparams) -> Result<OwnedContext> {
         p.layout = layout;
         p.schunk_typesize = schunk_ts;
     })?;
-    params::boxed_with_tuner(ctx)
+    context::boxed_with_tuner(ctx)
 }
 
 /// The typesize of the super-chunk at `schunk` (None for NULL), which c-blosc2's filters read
@@ -107,7 +110,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
 ) -> c_int {
     entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_ref(ctx) }?;
         if cparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -126,7 +129,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
 ) -> c_int {
     entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::ref_from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_ref(ctx) }?;
         if dparams.is_null() {
             return Err(Error::NullPointer);
         }
@@ -149,12 +152,12 @@ pub unsafe extern "C" fn blosc2_set_maskout(
 ) -> c_int {
     entry(|| {
         // SAFETY: ctx is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(ctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(ctx) }?;
         if nblocks < 0 {
             return Err(Error::InvalidParam);
         }
         // SAFETY: maskout holds nblocks bools, per the API.
-        let mask = unsafe { in_bytes(maskout as *const c_void, len_or_empty(nblocks as i64)) }?;
+        let mask = unsafe { in_chunk_bytes(maskout as *const c_void, nblocks) }?;
         ctx.maskout = Some(mask.iter().map(|&b| b != 0).collect());
         Ok(0)
     })
@@ -177,13 +180,13 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     entry(|| {
         // Read-only: a tuner or prefilter called during the compression may read the context.
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_ref(context) }?;
         let compressor = ctx.compressor()?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         len_of(compressor.compress(src, dst)?)
@@ -206,7 +209,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         ctx.decompressor()?;
         // The mask applies to this decompression only, whatever its outcome.
         let mask = ctx.maskout.take();
@@ -214,8 +217,8 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         let lazy = ctx
@@ -288,12 +291,12 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         let dparams = getitem_dparams(ctx);
@@ -329,12 +332,12 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         let ts = ChunkHeader::parse(src)?.typesize as i32;

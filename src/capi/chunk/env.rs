@@ -5,9 +5,9 @@ use std::ffi::CStr;
 use libc::c_int;
 
 use crate::capi::types::*;
-use crate::chunk::header::NOFILTER;
 use crate::chunk::params::{ALWAYS_SPLIT, AUTO_SPLIT, FORWARD_COMPAT_SPLIT, NEVER_SPLIT};
 use crate::codecs::names;
+use crate::schunk::env::{CompressEnv, EnvFields};
 
 /// `strtol(s, NULL, 10)` as c-blosc2 uses it: the leading integer of `s`, 0 when there is none.
 pub(super) fn leading_int(s: &str) -> i64 {
@@ -146,146 +146,43 @@ pub(crate) fn env_nthreads() -> Option<i16> {
     BloscEnv::now().nthreads()
 }
 
-/// The filter pipeline the blosc1-style `doshuffle` and delta flags stand for (c-blosc2 puts
-/// the shuffle last and DELTA just before it; byte shuffle is dropped for 1-byte items).
-pub(super) fn build_filters(doshuffle: c_int, delta: bool, typesize: i32, filters: &mut [u8; 6]) {
-    match doshuffle {
-        1 if typesize > 1 => filters[5] = 1,
-        2 => filters[5] = 2,
-        0 => filters[5] = NOFILTER,
-        _ => {}
-    }
-    if delta {
-        filters[4] = crate::chunk::header::DELTA;
-    }
-}
-
-/// What `blosc2_create_cctx` takes from the environment (c-blosc2 3.3.5 reads it on every
+/// What `blosc2_create_cctx` takes from the environment now (c-blosc2 3.3.5 reads it on every
 /// context creation, the contexts of super-chunks included): read once, applied to any number
-/// of parameter sets. A value c-blosc2 does not take is left out (it warns and keeps the
-/// caller's), except an unknown BLOSC_COMPRESSOR, which it takes as codec -1.
-#[derive(Clone, Copy, Default, PartialEq)]
-pub(crate) struct CctxEnv {
-    typesize: Option<i32>,
-    /// BLOSC_SHUFFLE's shuffle, -1 when unset or not recognised.
-    shuffle: c_int,
-    delta: bool,
-    clevel: Option<u8>,
-    compcode: Option<u8>,
-    blocksize: Option<i32>,
-    nthreads: Option<i16>,
-    splitmode: Option<i32>,
+/// of parameter sets (see [`CompressEnv`]).
+pub(crate) fn cctx_env() -> CompressEnv {
+    let env = BloscEnv::now();
+    if !env.any {
+        return CompressEnv::UNSET;
+    }
+    CompressEnv {
+        typesize: env.int(c"BLOSC_TYPESIZE", |v| v > 0).map(|v| v as i32),
+        shuffle: env.shuffle().unwrap_or(-1),
+        delta: env.delta() == Some(true),
+        clevel: env.int(c"BLOSC_CLEVEL", |v| v >= 0).map(|v| v as u8),
+        compcode: env
+            .var(c"BLOSC_COMPRESSOR")
+            .map(|name| names::code_of(&name).unwrap_or(-1) as u8),
+        blocksize: env.int(c"BLOSC_BLOCKSIZE", |v| v > 0).map(|v| v as i32),
+        nthreads: env.nthreads(),
+        splitmode: env.splitmode(),
+    }
 }
 
-/// The fields of a parameter set (C's or the core's) that [`CctxEnv`] changes.
-struct EnvFields<'a> {
-    typesize: &'a mut i32,
-    filters: &'a mut [u8; 6],
-    clevel: &'a mut u8,
-    compcode: &'a mut u8,
-    blocksize: &'a mut i32,
-    nthreads: &'a mut i16,
-    splitmode: &'a mut i32,
-}
-
-impl CctxEnv {
-    /// The environment now.
-    pub(crate) fn now() -> CctxEnv {
-        let env = BloscEnv::now();
-        if !env.any {
-            return CctxEnv {
-                shuffle: -1,
-                ..CctxEnv::default()
-            };
-        }
-        CctxEnv {
-            typesize: env.int(c"BLOSC_TYPESIZE", |v| v > 0).map(|v| v as i32),
-            shuffle: env.shuffle().unwrap_or(-1),
-            delta: env.delta() == Some(true),
-            clevel: env.int(c"BLOSC_CLEVEL", |v| v >= 0).map(|v| v as u8),
-            compcode: env
-                .var(c"BLOSC_COMPRESSOR")
-                .map(|name| names::code_of(&name).unwrap_or(-1) as u8),
-            blocksize: env.int(c"BLOSC_BLOCKSIZE", |v| v > 0).map(|v| v as i32),
-            nthreads: env.nthreads(),
-            splitmode: env.splitmode(),
-        }
-    }
-
-    /// BLOSC_NTHREADS, when set to a positive count.
-    pub(crate) fn nthreads(&self) -> Option<i16> {
-        self.nthreads
-    }
-
-    /// Whether none of the variables is set (to a value c-blosc2 takes).
-    pub(crate) fn is_empty(&self) -> bool {
-        *self
-            == CctxEnv {
-                shuffle: -1,
-                ..CctxEnv::default()
-            }
-    }
-
-    fn apply_to(&self, f: EnvFields<'_>) {
-        if let Some(v) = self.typesize {
-            *f.typesize = v;
-        }
-        build_filters(self.shuffle, self.delta, *f.typesize, f.filters);
-        if let Some(v) = self.clevel {
-            *f.clevel = v;
-        }
-        if let Some(v) = self.compcode {
-            *f.compcode = v;
-        }
-        if let Some(v) = self.blocksize {
-            *f.blocksize = v;
-        }
-        if let Some(v) = self.nthreads {
-            *f.nthreads = v;
-        }
-        if let Some(v) = self.splitmode {
-            *f.splitmode = v;
-        }
-    }
-
-    /// Applies the environment to C parameters, as `blosc2_create_cctx` does.
-    pub(crate) fn apply(&self, c: &mut blosc2_cparams) {
-        self.apply_to(EnvFields {
-            typesize: &mut c.typesize,
-            filters: &mut c.filters,
-            clevel: &mut c.clevel,
-            compcode: &mut c.compcode,
-            blocksize: &mut c.blocksize,
-            nthreads: &mut c.nthreads,
-            splitmode: &mut c.splitmode,
-        });
-    }
-
-    /// Applies the environment to core parameters (a super-chunk's compressor's).
-    pub(crate) fn apply_core(&self, c: &mut crate::chunk::CParams) {
-        self.apply_to(EnvFields {
-            typesize: &mut c.typesize,
-            filters: &mut c.filters,
-            clevel: &mut c.clevel,
-            compcode: &mut c.compcode,
-            blocksize: &mut c.blocksize,
-            nthreads: &mut c.nthreads,
-            splitmode: &mut c.splitmode,
-        });
-    }
-
-    /// What a super-chunk's own compressor takes from this environment, as the compression
-    /// context c-blosc2 makes for a super-chunk (new, copied, opened) takes it: None when
-    /// nothing is set.
-    pub(crate) fn compressor_adjust(self) -> Option<crate::schunk::CParamsAdjust> {
-        (!self.is_empty()).then(|| {
-            std::sync::Arc::new(move |c: &mut crate::chunk::CParams| self.apply_core(c))
-                as crate::schunk::CParamsAdjust
-        })
-    }
+/// Applies `env` to C parameters, as `blosc2_create_cctx` does (the core's
+/// [`CompressEnv::apply_to`] on the C struct's fields).
+pub(crate) fn apply_env_to_c(env: &CompressEnv, c: &mut blosc2_cparams) {
+    env.apply_to(EnvFields {
+        typesize: &mut c.typesize,
+        filters: &mut c.filters,
+        clevel: &mut c.clevel,
+        compcode: &mut c.compcode,
+        blocksize: &mut c.blocksize,
+        nthreads: &mut c.nthreads,
+        splitmode: &mut c.splitmode,
+    });
 }
 
 /// What `blosc2_create_cctx` takes from the environment, applied to the caller's cparams.
 pub(super) fn apply_cctx_env(c: &mut blosc2_cparams) {
-    CctxEnv::now().apply(c);
+    apply_env_to_c(&cctx_env(), c);
 }

@@ -6,12 +6,13 @@ use libc::{c_int, c_void};
 
 use super::buffers::{len_of, whole_chunk};
 use super::context::{create_cctx, getitem_items};
-use super::env::{build_filters, leading_int, BloscEnv};
-use crate::capi::ffi::{entry, guard, in_bytes, len_or_empty, out_bytes, refuse_negative_dest};
+use super::env::{leading_int, BloscEnv};
+use crate::capi::ffi::{entry, guard, in_chunk_bytes, out_chunk_bytes, refuse_negative_dest};
 use crate::capi::params::cparams_from_c;
 use crate::capi::types::*;
 use crate::chunk::header::{ChunkHeader, MAX_BUFFERSIZE, MAX_OVERHEAD};
 use crate::chunk::{CParams, Compressor, Decompressor};
+use crate::schunk::env::build_filters;
 use crate::{global, Error, Result};
 
 pub(super) fn ensure_init() {
@@ -104,14 +105,14 @@ pub(super) fn global_compress(
 /// A decompressor for the global API (registered codecs and filters included).
 pub(super) fn global_decompressor(nthreads: i16) -> Result<Decompressor> {
     // The plugin codecs c-blosc2 registers at init are in the registry before it is read.
-    crate::capi::params::ensure_plugin_codecs();
+    crate::capi::plugin_loader::ensure_plugin_codecs();
     Decompressor::with_defaults(nthreads)
 }
 
 /// Runs `f` with this thread's single-threaded decompressor for the global functions (the
 /// core keeps it while no codec or filter is registered).
 fn with_serial_decompressor<R>(f: impl FnOnce(&Decompressor) -> Result<R>) -> Result<R> {
-    crate::capi::params::ensure_plugin_codecs();
+    crate::capi::plugin_loader::ensure_plugin_codecs();
     Decompressor::with_serial_default(f)
 }
 
@@ -161,8 +162,8 @@ pub unsafe extern "C" fn blosc2_compress(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         global_compress(clevel, doshuffle, typesize, src, dst)
@@ -184,8 +185,8 @@ pub unsafe extern "C" fn blosc2_decompress(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         refuse_negative_dest(destsize as i64, global_decompress(src, dst))
@@ -209,8 +210,8 @@ pub unsafe extern "C" fn blosc2_getitem(
         // SAFETY: src/dest hold srcsize/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(srcsize as i64))?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
+                in_chunk_bytes(src, srcsize)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         global_getitem(src, start, nitems, dst)
@@ -241,8 +242,8 @@ pub unsafe extern "C" fn blosc1_compress(
         // SAFETY: src/dest hold nbytes/destsize bytes, per the API.
         let (src, dst) = unsafe {
             (
-                in_bytes(src, len_or_empty(nbytes as i64))?,
-                out_bytes(dest, len_or_empty(destsize))?,
+                in_chunk_bytes(src, nbytes as i64)?,
+                out_chunk_bytes(dest, destsize)?,
             )
         };
         global_compress(clevel, doshuffle, typesize as i32, src, dst)
@@ -264,12 +265,7 @@ pub unsafe extern "C" fn blosc1_decompress(
         // turns negative there).
         let destsize = destsize as i32;
         // SAFETY: src is a complete chunk and dest holds destsize bytes, per the API.
-        let (src, dst) = unsafe {
-            (
-                whole_chunk(src)?,
-                out_bytes(dest, len_or_empty(destsize as i64))?,
-            )
-        };
+        let (src, dst) = unsafe { (whole_chunk(src)?, out_chunk_bytes(dest, destsize)?) };
         refuse_negative_dest(destsize as i64, global_decompress(src, dst))
     })
 }
@@ -291,7 +287,7 @@ pub unsafe extern "C" fn blosc1_getitem(
         // The destination is as large as the items asked for, as the blosc1 API promises.
         let want = (nitems.max(0) as i64 * ts).min(i32::MAX as i64);
         // SAFETY: dest holds nitems items, per the API.
-        let dst = unsafe { out_bytes(dest, len_or_empty(want)) }?;
+        let dst = unsafe { out_chunk_bytes(dest, want) }?;
         global_getitem(src, start, nitems, dst)
     })
 }

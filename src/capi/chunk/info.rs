@@ -61,21 +61,23 @@ pub unsafe extern "C" fn blosc1_cbuffer_sizes(
     cbytes: *mut usize,
     blocksize: *mut usize,
 ) {
-    let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
-    // SAFETY: forwarded contract; the locals are writable.
-    unsafe { blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
-    // SAFETY: each output is NULL or writable, per the API (c-blosc2 requires all three).
-    unsafe {
-        if !nbytes.is_null() {
-            *nbytes = n as usize;
+    guard((), || {
+        let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
+        // SAFETY: forwarded contract; the locals are writable.
+        unsafe { blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
+        // SAFETY: each output is NULL or writable, per the API (c-blosc2 requires all three).
+        unsafe {
+            if !nbytes.is_null() {
+                *nbytes = n as usize;
+            }
+            if !cbytes.is_null() {
+                *cbytes = c as usize;
+            }
+            if !blocksize.is_null() {
+                *blocksize = b as usize;
+            }
         }
-        if !cbytes.is_null() {
-            *cbytes = c as usize;
-        }
-        if !blocksize.is_null() {
-            *blocksize = b as usize;
-        }
-    }
+    })
 }
 
 /// Checks that `cbuffer` holds a chunk of exactly `cbytes` bytes whose header is readable and

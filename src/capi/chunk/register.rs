@@ -2,8 +2,8 @@
 
 use libc::c_int;
 
-use crate::capi::ffi::{entry, name_of};
-use crate::capi::params::{CCodec, CFilter};
+use crate::capi::callbacks::{CCodec, CFilter};
+use crate::capi::ffi::{c_str_lossy, entry};
 use crate::capi::types::*;
 use crate::chunk::registry;
 use crate::Error;
@@ -20,7 +20,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         // SAFETY: codec is NULL or points to a blosc2_codec, per the API.
         let c = unsafe { codec.as_ref() }.ok_or(Error::InvalidParam)?;
         // SAFETY: compname is NULL or a C string, per the API.
-        let name = unsafe { name_of(c.compname) };
+        let name = unsafe { c_str_lossy(c.compname) };
         registry::register_codec(registry::CodecEntry {
             id: c.compcode,
             name: name.clone(),
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         // SAFETY: filter is NULL or points to a blosc2_filter, per the API.
         let f = unsafe { filter.as_ref() }.ok_or(Error::InvalidParam)?;
         // SAFETY: name is NULL or a C string, per the API.
-        let name = unsafe { name_of(f.name) };
+        let name = unsafe { c_str_lossy(f.name) };
         registry::register_filter(registry::FilterEntry {
             id: f.id,
             name: name.clone(),

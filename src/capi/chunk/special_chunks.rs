@@ -4,7 +4,7 @@ use libc::{c_int, c_void};
 
 use super::buffers::len_of;
 use super::context::create_cctx;
-use crate::capi::ffi::{entry, in_bytes, len_or_empty, out_bytes};
+use crate::capi::ffi::{entry, in_chunk_bytes, out_chunk_bytes};
 use crate::capi::types::*;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE};
 use crate::chunk::special;
@@ -54,7 +54,7 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(
 ) -> c_int {
     entry(|| {
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
+        let dst = unsafe { out_chunk_bytes(dest, destsize) }?;
         special_chunk(&cparams, Special::Zero, nbytes, dst, None)
     })
 }
@@ -70,7 +70,7 @@ pub unsafe extern "C" fn blosc2_chunk_nans(
 ) -> c_int {
     entry(|| {
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
+        let dst = unsafe { out_chunk_bytes(dest, destsize) }?;
         special_chunk(&cparams, Special::Nan, nbytes, dst, None)
     })
 }
@@ -88,9 +88,9 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
 ) -> c_int {
     entry(|| {
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
+        let dst = unsafe { out_chunk_bytes(dest, destsize) }?;
         // SAFETY: repeatval holds one item of typesize bytes, per the API.
-        let value = unsafe { in_bytes(repeatval, len_or_empty(cparams.typesize as i64)) }?;
+        let value = unsafe { in_chunk_bytes(repeatval, cparams.typesize) }?;
         special_chunk(&cparams, Special::Value, nbytes, dst, Some(value))
     })
 }
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn blosc2_chunk_uninit(
 ) -> c_int {
     entry(|| {
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
+        let dst = unsafe { out_chunk_bytes(dest, destsize) }?;
         special_chunk(&cparams, Special::Uninit, nbytes, dst, None)
     })
 }

@@ -5,13 +5,15 @@ use std::ptr;
 use libc::c_int;
 
 use super::*;
+use crate::capi::ffi::Castable;
 use crate::capi::library::{
     blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults,
 };
-use crate::capi::params::Context;
+use crate::capi::types::blosc2_context_s;
 use crate::chunk::decompress;
 use crate::chunk::header::MEMCPYED;
 use crate::chunk::header::{ChunkHeader, DOBITSHUFFLE, DOSHUFFLE};
+use crate::schunk::env::build_filters;
 use crate::{Error, Result};
 use std::sync::Arc;
 
@@ -96,7 +98,7 @@ fn contexts_round_trip_and_read_lazy_chunks_through_their_reader() {
             Error::InvalidParam.code(),
             "no reader, no lazy chunk"
         );
-        Context::from_handle(d).unwrap().lazy_blocks = Some(Arc::new(InMemory(chunk.clone())));
+        blosc2_context_s::try_mut(d).unwrap().lazy_blocks = Some(Arc::new(InMemory(chunk.clone())));
         let m = blosc2_decompress_ctx(
             d,
             lazy.as_ptr().cast(),

@@ -3,8 +3,7 @@
 use libc::{c_int, c_void};
 
 use super::buffers::len_of;
-use crate::capi::ffi::{entry, in_bytes, in_slice, len_or_empty, malloc_copy, out_bytes};
-use crate::capi::params::Context;
+use crate::capi::ffi::{entry, in_chunk_bytes, in_slice, malloc_copy, out_chunk_bytes, Castable};
 use crate::capi::types::*;
 use crate::chunk::{decompress, vlblocks};
 use crate::Error;
@@ -27,7 +26,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API (read-only, as in
         // blosc2_compress_ctx).
-        let ctx = unsafe { Context::ref_from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_ref(context) }?;
         let compressor = ctx.compressor()?;
         if nblocks <= 0 {
             return Err(Error::InvalidParam);
@@ -44,10 +43,10 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
                 return Err(Error::InvalidParam);
             }
             // SAFETY: each source holds its size in bytes, per the API.
-            blocks.push(unsafe { in_bytes(p, len_or_empty(len as i64)) }?);
+            blocks.push(unsafe { in_chunk_bytes(p, len) }?);
         }
         // SAFETY: dest holds destsize bytes, per the API.
-        let dst = unsafe { out_bytes(dest, len_or_empty(destsize as i64)) }?;
+        let dst = unsafe { out_chunk_bytes(dest, destsize) }?;
         len_of(vlblocks::vlcompress(compressor.params(), &blocks, dst)?)
     })
 }
@@ -69,10 +68,10 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         let decompressor = ctx.decompressor()?;
         // SAFETY: src holds srcsize bytes, per the API.
-        let src = unsafe { in_bytes(src, len_or_empty(srcsize as i64)) }?;
+        let src = unsafe { in_chunk_bytes(src, srcsize) }?;
         let nblocks = vlblocks::nblocks(src)?;
         if maxblocks < nblocks {
             return Err(Error::InvalidParam);
@@ -120,7 +119,7 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
             return Err(Error::InvalidParam);
         }
         // SAFETY: src holds srcsize bytes, per the API.
-        let src = unsafe { in_bytes(src, len_or_empty(srcsize as i64)) }?;
+        let src = unsafe { in_chunk_bytes(src, srcsize) }?;
         let n = vlblocks::nblocks(src)?;
         // SAFETY: checked non-NULL, writable per the API.
         unsafe { *nblocks = n };
@@ -144,10 +143,10 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
 ) -> c_int {
     entry(|| {
         // SAFETY: context is NULL or a live handle, per the API.
-        let ctx = unsafe { Context::from_handle(context) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(context) }?;
         let decompressor = ctx.decompressor()?;
         // SAFETY: src holds srcsize bytes, per the API.
-        let src = unsafe { in_bytes(src, len_or_empty(srcsize as i64)) }?;
+        let src = unsafe { in_chunk_bytes(src, srcsize) }?;
         if dest.is_null() || destsize.is_null() {
             return Err(Error::NullPointer);
         }

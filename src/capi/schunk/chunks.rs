@@ -7,8 +7,7 @@ use super::access::{
     store_given_chunk, to_c_int,
 };
 use super::handle::{chunk_source, handle, handle_mut, schunk_mut, set_current_nchunk};
-use crate::capi::ffi::{entry, in_bytes, in_slice, malloc_copy, out_bytes};
-use crate::capi::params::Context;
+use crate::capi::ffi::{entry, in_bytes, in_slice, malloc_copy, out_bytes, Castable};
 use crate::capi::types::*;
 use crate::chunk::header::{Special, MAX_OVERHEAD};
 use crate::chunk::scratch::with_chunk_out;
@@ -38,7 +37,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         let h = unsafe { handle_mut(schunk) }.ok_or(Error::NullPointer)?;
         h.mirror.current_nchunk = h.schunk.nchunks();
         // SAFETY: the handle's own context, live while the handle is.
-        let ctx = unsafe { Context::from_handle(h.mirror.cctx) }.ok_or(Error::NullPointer)?;
+        let ctx = unsafe { blosc2_context_s::try_mut(h.mirror.cctx) }?;
         let compressor = ctx.compressor()?;
         // Compressed into the thread's reused buffer, then stored at its compressed size (a
         // frame copies it in, a list keeps an exact-size copy). A chunk-sized buffer per call

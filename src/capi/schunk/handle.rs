@@ -8,12 +8,11 @@ use std::sync::Arc;
 
 use libc::c_void;
 
-use crate::capi::chunk::{env_nthreads, CctxEnv};
-use crate::capi::ffi::c_str;
+use crate::capi::chunk::{apply_env_to_c, cctx_env, env_nthreads};
+use crate::capi::context::{self, Context};
+use crate::capi::ffi::{c_str, Castable};
 use crate::capi::io::{io_from_c, FILESYSTEM_NAME};
-use crate::capi::params::{
-    self, cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c, Context,
-};
+use crate::capi::params::{cparams_from_c, cparams_to_c, dparams_from_c, dparams_to_c};
 use crate::capi::types::*;
 use crate::chunk::decompress::LazyBlocks;
 use crate::chunk::params::ArrayLayout;
@@ -183,13 +182,8 @@ impl SchunkHandle {
         // Every context c-blosc2 makes for a super-chunk takes BLOSC_NTHREADS, and its
         // compression context the other variables of blosc2_create_cctx (a super-chunk made
         // from a storage took them there, before its first chunk).
-        let env = CctxEnv::now();
-        if let Some(n) = env.nthreads() {
-            self.schunk.set_nthreads(n, n)?;
-        }
-        if self.schunk.storage().compressor_adjust.is_none() && !env.is_empty() {
-            self.schunk.set_compressor_adjust(env.compressor_adjust())?;
-        }
+        let env = cctx_env();
+        self.schunk.take_env(&env)?;
         self.cparams = cparams_to_c(self.schunk.cparams());
         self.cparams.schunk = at.cast();
         self.dparams = dparams_to_c(self.schunk.dparams());
@@ -199,7 +193,7 @@ impl SchunkHandle {
         // frame, an array made from a b2nd context whose cparams carry codec, filter or tuner
         // params) or with another's (a copy's source) are bound to this one, so that user
         // codecs, filters, tuners and pre/postfilters get it.
-        if !params::bound_to(self.schunk.cparams(), self.schunk.dparams(), at.cast()) {
+        if !crate::capi::params::bound_to(self.schunk.cparams(), self.schunk.dparams(), at.cast()) {
             self.schunk.adopt_owner(
                 &cparams_from_c(&self.cparams),
                 &dparams_from_c(&self.dparams),
@@ -236,11 +230,11 @@ impl SchunkHandle {
         // The super-chunk's typesize, which BYTEDELTA with meta 0 takes (as in c-blosc2).
         let schunk_ts = Some(self.schunk.cparams().typesize);
         let mut cctx_params = self.cparams;
-        env.apply(&mut cctx_params);
+        apply_env_to_c(&env, &mut cctx_params);
         self.mirror.cctx = match Context::new_compress(&mut cctx_params, |p| {
             p.schunk_typesize = schunk_ts;
         }) {
-            Ok(ctx) => params::boxed_with_tuner(ctx)?.into_raw(),
+            Ok(ctx) => context::boxed_with_tuner(ctx)?.into_raw(),
             Err(_) => ptr::null_mut(),
         };
         self.mirror.dctx = Context::new_decompress(&self.dparams, |p| {
@@ -248,7 +242,7 @@ impl SchunkHandle {
         })
         .map_or(ptr::null_mut(), Context::into_handle);
         // SAFETY: the context just created above, owned by this handle.
-        if let Some(d) = unsafe { Context::from_handle(self.mirror.dctx) } {
+        if let Ok(d) = unsafe { blosc2_context_s::try_mut(self.mirror.dctx) } {
             d.lazy_blocks = Some(Arc::new(HandleBlocks(self as *const SchunkHandle)));
         }
         self.mirror.current_nchunk = 0;
@@ -268,7 +262,9 @@ impl SchunkHandle {
             (self.mirror.dctx, &self.dctx_id),
         ] {
             // SAFETY: the handle's own contexts (or NULL), just made.
-            let ctx_id = unsafe { Context::ref_from_handle(ctx) }.map_or(0, |c| c.id);
+            let ctx_id = unsafe { blosc2_context_s::try_ref(ctx) }
+                .ok()
+                .map_or(0, |c| c.id);
             id.store(ctx_id, Ordering::Relaxed);
         }
         self.sync();
@@ -287,7 +283,8 @@ impl SchunkHandle {
     /// `blosc2_schunk_get_cparams`/`_dparams` report it; the global count without one).
     pub(super) fn context_nthreads(&self, ctx: *mut blosc2_context_s) -> i16 {
         // SAFETY: the mirror's contexts are NULL or live (ours or the client's).
-        unsafe { Context::ref_from_handle(ctx) }
+        unsafe { blosc2_context_s::try_ref(ctx) }
+            .ok()
             .map_or_else(crate::global::nthreads, |c| c.cparams.nthreads)
     }
 
@@ -302,7 +299,7 @@ impl SchunkHandle {
             self.pushed_chunksize = self.mirror.chunksize;
         }
         // SAFETY: the mirror's cctx is NULL or a live context (ours or the client's).
-        let cctx = unsafe { Context::ref_from_handle(self.mirror.cctx) };
+        let cctx = unsafe { blosc2_context_s::try_ref(self.mirror.cctx) }.ok();
         let id = cctx.map_or(0, |c| c.id);
         if id != self.cctx_id.load(Ordering::Relaxed) {
             let adopted = match cctx.map(Context::compressor) {
@@ -326,7 +323,7 @@ impl SchunkHandle {
     /// super-chunk at once each decompress with a whole one.
     fn adopt_dctx(&self) {
         // SAFETY: the mirror's dctx is NULL or a live context (ours or the client's).
-        let dctx = unsafe { Context::ref_from_handle(self.mirror.dctx) };
+        let dctx = unsafe { blosc2_context_s::try_ref(self.mirror.dctx) }.ok();
         let id = dctx.map_or(0, |c| c.id);
         if id == self.dctx_id.load(Ordering::Relaxed) {
             return;
@@ -429,7 +426,7 @@ impl SchunkHandle {
         let layout = s.layout().cloned();
         for ctx in [m.cctx, m.dctx] {
             // SAFETY: the handle's own contexts, from attach (or NULL).
-            if let Some(c) = unsafe { Context::from_handle(ctx) } {
+            if let Ok(c) = unsafe { blosc2_context_s::try_mut(ctx) } {
                 c.set_layout(layout.clone());
             }
         }
@@ -522,13 +519,19 @@ pub(crate) fn schunk_into_c(schunk: Schunk) -> *mut blosc2_schunk {
     SchunkHandle::create(default_io(), |_| Ok(schunk)).unwrap_or(ptr::null_mut())
 }
 
+// SAFETY: every `blosc2_schunk *` the library hands out is a boxed SchunkHandle, whose first
+// field is the `blosc2_schunk` mirror (repr(C)), so the addresses agree.
+unsafe impl Castable for blosc2_schunk {
+    type RustType = SchunkHandle;
+}
+
 /// The handle behind a C pointer.
 ///
 /// # Safety
 /// `p` is NULL or a live pointer from this module (every `blosc2_schunk *` we hand out).
 pub(super) unsafe fn handle<'a>(p: *const blosc2_schunk) -> Option<&'a SchunkHandle> {
-    // SAFETY: the mirror is the first field of the repr(C) handle, so the addresses agree.
-    let h = unsafe { p.cast::<SchunkHandle>().as_ref() }?;
+    // SAFETY: forwarded contract.
+    let h = unsafe { blosc2_schunk::try_ref(p) }.ok()?;
     h.adopt_dctx();
     Some(h)
 }
@@ -536,8 +539,8 @@ pub(super) unsafe fn handle<'a>(p: *const blosc2_schunk) -> Option<&'a SchunkHan
 /// # Safety
 /// As for [`handle`], and no other reference to the handle is live.
 pub(super) unsafe fn handle_mut<'a>(p: *mut blosc2_schunk) -> Option<&'a mut SchunkHandle> {
-    // SAFETY: as in `handle`.
-    let h = unsafe { p.cast::<SchunkHandle>().as_mut() }?;
+    // SAFETY: forwarded contract.
+    let h = unsafe { blosc2_schunk::try_mut(p) }.ok()?;
     h.take_client_writes();
     Some(h)
 }
@@ -548,7 +551,7 @@ pub(super) unsafe fn handle_mut<'a>(p: *mut blosc2_schunk) -> Option<&'a mut Sch
 /// Both are live handles of ours; `base` outlives `view`.
 pub(crate) unsafe fn set_chunk_source(view: *mut blosc2_schunk, base: *mut blosc2_schunk) {
     // SAFETY: forwarded contract (a plain field write, no client fields taken in).
-    if let Some(h) = unsafe { view.cast::<SchunkHandle>().as_mut() } {
+    if let Ok(h) = unsafe { blosc2_schunk::try_mut(view) } {
         h.chunk_source = base;
     }
 }
@@ -560,8 +563,8 @@ pub(crate) unsafe fn set_chunk_source(view: *mut blosc2_schunk, base: *mut blosc
 /// `p` is NULL or a live handle.
 pub(super) unsafe fn chunk_source(p: *mut blosc2_schunk) -> *mut blosc2_schunk {
     // SAFETY: forwarded contract.
-    match unsafe { p.cast::<SchunkHandle>().as_ref() } {
-        Some(h) if !h.chunk_source.is_null() => h.chunk_source,
+    match unsafe { blosc2_schunk::try_ref(p) } {
+        Ok(h) if !h.chunk_source.is_null() => h.chunk_source,
         _ => p,
     }
 }
@@ -585,8 +588,8 @@ pub(crate) unsafe fn schunk_ref<'a>(p: *const blosc2_schunk) -> Option<&'a Schun
 /// # Safety
 /// `p` is NULL or a `blosc2_schunk *` this library handed out and has not freed.
 pub(crate) unsafe fn schunk_ref_as_is<'a>(p: *const blosc2_schunk) -> Option<&'a Schunk> {
-    // SAFETY: the mirror is the first field of the repr(C) handle, so the addresses agree.
-    unsafe { p.cast::<SchunkHandle>().as_ref() }.map(|h| &h.schunk)
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_schunk::try_ref(p) }.ok().map(|h| &h.schunk)
 }
 
 /// The Rust super-chunk behind a `blosc2_schunk *`, to modify; call [`sync_mirror`] after.
@@ -647,13 +650,13 @@ pub(super) unsafe fn storage_from_c_for(
         let io = default_io();
         // SAFETY: the default blosc2_io (NULL params).
         let core_io = unsafe { io_from_c(&io) }?;
-        let env = CctxEnv::now();
+        let env = cctx_env();
         let mut storage = Storage {
             io: core_io,
             compressor_adjust: env.compressor_adjust(),
             ..Storage::default()
         };
-        if let Some(n) = env.nthreads() {
+        if let Some(n) = env.nthreads {
             storage.cparams.nthreads = n;
             storage.dparams.nthreads = n;
         }
@@ -675,8 +678,8 @@ pub(super) unsafe fn storage_from_c_for(
     // The super-chunk's contexts take BLOSC_NTHREADS (c-blosc2 makes them with
     // blosc2_create_cctx/dctx), and its frame header records their counts from the start;
     // its compressor the other variables blosc2_create_cctx reads (its parameters stay these).
-    let env = CctxEnv::now();
-    if let Some(n) = env.nthreads() {
+    let env = cctx_env();
+    if let Some(n) = env.nthreads {
         cparams.nthreads = n;
         dparams.nthreads = n;
     }
@@ -754,7 +757,7 @@ impl SchunkHandle {
                 ..Default::default()
             },
             io: self.schunk.storage().io.clone(),
-            compressor_adjust: CctxEnv::now().compressor_adjust(),
+            compressor_adjust: cctx_env().compressor_adjust(),
         }
     }
 

@@ -6,7 +6,7 @@ use libc::c_int;
 
 use super::access::resync_whole;
 use super::handle::{handle, handle_mut, storage_from_c_for, SchunkHandle};
-use crate::capi::ffi::entry;
+use crate::capi::ffi::{entry, guard, Castable};
 use crate::capi::io::destroy_io;
 use crate::capi::types::*;
 use crate::schunk::Schunk;
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
             return Ok(0);
         }
         // SAFETY: a live handle from this module, not used after this call (per the API).
-        let mut h = unsafe { Box::from_raw(schunk.cast::<SchunkHandle>()) };
+        let mut h = unsafe { blosc2_schunk::try_take(schunk) }?;
         if h.avoid_cframe_free {
             // The caller took the frame buffer (from blosc2_schunk_to_buffer) and frees it
             // itself: leave that one allocation alive, free the rest of the super-chunk.
@@ -131,8 +131,10 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
     schunk: *mut blosc2_schunk,
     avoid_cframe_free: bool,
 ) {
-    // SAFETY: schunk is NULL or live per the API.
-    if let Some(h) = unsafe { handle_mut(schunk) } {
-        h.avoid_cframe_free = avoid_cframe_free;
-    }
+    guard((), || {
+        // SAFETY: schunk is NULL or live per the API.
+        if let Some(h) = unsafe { handle_mut(schunk) } {
+            h.avoid_cframe_free = avoid_cframe_free;
+        }
+    })
 }
