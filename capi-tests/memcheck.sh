@@ -32,10 +32,6 @@ fi
 
 # Too slow under memcheck for CI (see above).
 SKIP="chunk_roundtrip b2nd_array"
-# KNOWN FAILURE, skipped until fixed: blosc2_create_dctx with dparams.schunk set reads the
-# super-chunk's current dctx (SchunkHandle::adopt_dctx), which the program has just freed to
-# replace it (an invalid read of freed memory that memcheck reports; c-blosc2 does not read it).
-SKIP="$SKIP schunk_public_fields"
 DEFAULT_PROGRAMS=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HERE/programs.list" | grep . |
   grep -v -x -F -f <(tr ' ' '\n' <<<"$SKIP"))
 

@@ -373,7 +373,12 @@ impl SchunkHandle {
             m.data_len = grown;
         }
         let capacity = m.data_len / slot;
-        // SAFETY: data holds `capacity` pointers (data_len bytes), list.len() <= capacity.
+        if capacity == 0 {
+            // An empty list never allocated the array: data is NULL, nothing to point at.
+            return;
+        }
+        // SAFETY: data holds `capacity` pointers (data_len bytes, non-zero, so data is our
+        // malloc'd array), list.len() <= capacity.
         let slots = unsafe { std::slice::from_raw_parts_mut(m.data, capacity) };
         for (i, chunk) in list.iter().enumerate().skip(from) {
             slots[i] = chunk.as_ptr().cast_mut();
@@ -508,8 +513,11 @@ impl LazyBlocks for HandleBlocks {
 /// `schunk` is NULL or a `blosc2_schunk *` this library handed out and has not freed, and it
 /// lives as long as the context is used (c-blosc2's contract for `dparams.schunk`).
 pub(crate) unsafe fn schunk_lazy_blocks(schunk: *mut c_void) -> Option<Arc<dyn LazyBlocks + Send>> {
-    // SAFETY: forwarded contract.
-    unsafe { handle(schunk.cast::<blosc2_schunk>()) }
+    // Not `handle`: that adopts the handle's `dctx`, which a client swapping it has freed
+    // before it creates the new one with `dparams.schunk` set (c-blosc2 does not read it
+    // here); reads through the context adopt it then. SAFETY: forwarded contract.
+    unsafe { blosc2_schunk::try_ref(schunk.cast::<blosc2_schunk>()) }
+        .ok()
         .map(|h| Arc::new(HandleBlocks(h as *const SchunkHandle)) as Arc<dyn LazyBlocks + Send>)
 }
 
