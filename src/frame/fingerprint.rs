@@ -495,10 +495,10 @@ mod tests {
 
     #[test]
     fn a_deferred_crc_set_in_the_encoded_trailer_is_the_one_encoded() {
-        let user = Meta {
+        let user = [Meta {
             name: "user".into(),
             content: vec![1, 2, 3],
-        };
+        }];
         let chunk = b"the new chunk".as_slice();
         let other = b"the new chunk".to_vec();
         for at in 0..3 {
@@ -511,13 +511,13 @@ mod tests {
             change.apply(&mut table, true).unwrap();
             assert_eq!(table[at], Entry { len: 13, crc: 0 });
             let meta = table_meta(&table).unwrap();
-            let mut trailer = super::super::trailer::encode(&[user.clone()], Some(&meta)).unwrap();
+            let mut trailer = super::super::trailer::encode(&user, Some(&meta)).unwrap();
             set_entry_crc(&mut table, &mut trailer, at, crc32c(chunk));
             assert_eq!(table, want);
             let encoded = table_meta(&want).unwrap();
             assert_eq!(
                 trailer,
-                super::super::trailer::encode(&[user.clone()], Some(&encoded)).unwrap()
+                super::super::trailer::encode(&user, Some(&encoded)).unwrap()
             );
         }
         assert_eq!(FpChange::Replace(1, None).position_of(chunk), None);
