@@ -572,6 +572,8 @@ fn fingerprint_cost() {
     let chunks: Vec<Vec<u8>> = (0..33)
         .map(|c| compress(&probe, &data(1 << 18, c)))
         .collect();
+    let avg = chunks.iter().map(Vec::len).sum::<usize>() / chunks.len();
+    println!("chunks of {} KiB on average", avg >> 10);
     for (name, contiguous, file) in [
         ("memory", true, false),
         ("file", true, true),
