@@ -560,3 +560,63 @@ fn crc32c_throughput() {
         );
     }
 }
+
+/// What fingerprints add to chunk writes, off and on alternated, fastest of 25 (a loaded
+/// machine slows some runs, not all): 32 appends then 8 updates of compressed 1 MiB chunks, as
+/// the C matrix's schunk rows do them, in memory, in a file and in a directory:
+/// `cargo test --release --test fingerprints fingerprint_cost -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn fingerprint_cost() {
+    let probe = Schunk::new(storage(None, true)).unwrap();
+    let chunks: Vec<Vec<u8>> = (0..33)
+        .map(|c| compress(&probe, &data(1 << 18, c)))
+        .collect();
+    let avg = chunks.iter().map(Vec::len).sum::<usize>() / chunks.len();
+    println!("chunks of {} KiB on average", avg >> 10);
+    for (name, contiguous, file) in [
+        ("memory", true, false),
+        ("file", true, true),
+        ("sparse-dir", false, true),
+    ] {
+        let mut best = [[f64::MAX; 2]; 2];
+        for round in 0..25 {
+            for k in 0..2 {
+                let on = (k + round) % 2 == 1;
+                let path = file.then(|| scratch(&format!("cost-{name}")));
+                let mut sc = Schunk::new(storage(path.as_deref(), contiguous)).unwrap();
+                let mode = if on {
+                    FingerprintMode::On
+                } else {
+                    FingerprintMode::Off
+                };
+                sc.set_fingerprint_mode(mode).unwrap();
+                let t = std::time::Instant::now();
+                for c in &chunks[..32] {
+                    sc.append_chunk(c).unwrap();
+                }
+                let append = t.elapsed().as_secs_f64();
+                let t = std::time::Instant::now();
+                for i in (0..32).step_by(4) {
+                    sc.update_chunk(i, &chunks[32]).unwrap();
+                }
+                let update = t.elapsed().as_secs_f64();
+                assert_eq!(sc.fingerprinted(), on);
+                best[0][on as usize] = best[0][on as usize].min(append);
+                best[1][on as usize] = best[1][on as usize].min(update);
+                drop(sc);
+                if let Some(p) = path {
+                    let _ = blosc2::urlpath::remove_urlpath(&p);
+                }
+            }
+        }
+        for (op, [off, on]) in ["append", "update"].iter().zip(best) {
+            println!(
+                "{name} {op}: off {:.0} us, on {:.0} us, +{:.0} us",
+                off * 1e6,
+                on * 1e6,
+                (on - off) * 1e6
+            );
+        }
+    }
+}

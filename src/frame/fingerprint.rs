@@ -88,12 +88,35 @@ pub(crate) enum FpChange<'a> {
 }
 
 impl FpChange<'_> {
-    /// Applies the change to `table`.
-    pub(crate) fn apply(&self, table: &mut Vec<Entry>) -> Result<()> {
+    /// The position of the one new chunk this change inserts or replaces, if its stored bytes
+    /// are `chunk` (the very slice, not equal bytes elsewhere): the caller that writes them can
+    /// compute their CRC as it copies them ([`FpChange::apply_deferred`]).
+    pub(crate) fn position_of(&self, chunk: &[u8]) -> Option<usize> {
+        match *self {
+            FpChange::Insert(i, Some(c)) | FpChange::Replace(i, Some(c))
+                if std::ptr::eq(c, chunk) =>
+            {
+                Some(i)
+            }
+            _ => None,
+        }
+    }
+
+    /// Applies the change to `table`. With `deferred`, the new chunk of an insert or replace
+    /// gets its length and a CRC of 0, to be set once its bytes are written
+    /// ([`set_entry_crc`]).
+    pub(crate) fn apply(&self, table: &mut Vec<Entry>, deferred: bool) -> Result<()> {
+        let entry = |c: Option<&[u8]>| match c {
+            Some(c) if deferred => Entry {
+                len: c.len() as u32,
+                crc: 0,
+            },
+            c => Entry::of(c),
+        };
         match *self {
             FpChange::Same | FpChange::Rebuild => {}
-            FpChange::Insert(i, c) if i <= table.len() => table.insert(i, Entry::of(c)),
-            FpChange::Replace(i, c) if i < table.len() => table[i] = Entry::of(c),
+            FpChange::Insert(i, c) if i <= table.len() => table.insert(i, entry(c)),
+            FpChange::Replace(i, c) if i < table.len() => table[i] = entry(c),
             FpChange::ReplaceRun(first, run) if first + run.len() <= table.len() => {
                 for (k, &c) in run.iter().enumerate() {
                     table[first + k] = Entry::of(c);
@@ -194,6 +217,17 @@ pub(crate) fn reseal_index(trailer: &mut [u8], off_chunk: &[u8]) {
     slot[4..8].copy_from_slice(&crc32c(off_chunk).to_le_bytes());
     let s = seal_of(slot, FP_TYPE);
     slot[12..16].copy_from_slice(&s.to_le_bytes());
+}
+
+/// Sets the CRC of entry `i` of `table` to `crc`, there and in `trailer`, the trailer encoded
+/// with it ([`table_meta`] as its last vlmetalayer, not sealed yet): the table's entries end
+/// its contents, which end right before the trailer's length (`0xce` and 4 bytes), the
+/// fingerprint type marker (`0xd8`), the type byte and the slot.
+pub(crate) fn set_entry_crc(table: &mut [Entry], trailer: &mut [u8], i: usize, crc: u32) {
+    table[i].crc = crc;
+    let entries_end = trailer.len() - TAIL_LEN - 6;
+    let at = entries_end - 8 * (table.len() - i) + 4;
+    trailer[at..at + 4].copy_from_slice(&crc.to_le_bytes());
 }
 
 /// The vlmetalayer holding `table`: a memcpyed Blosc chunk (vlmetalayer contents are chunks)
@@ -460,25 +494,61 @@ mod tests {
     }
 
     #[test]
+    fn a_deferred_crc_set_in_the_encoded_trailer_is_the_one_encoded() {
+        let user = [Meta {
+            name: "user".into(),
+            content: vec![1, 2, 3],
+        }];
+        let chunk = b"the new chunk".as_slice();
+        let other = b"the new chunk".to_vec();
+        for at in 0..3 {
+            let mut table = vec![Entry::of(Some(b"a")), Entry::of(Some(b"bc"))];
+            let change = FpChange::Insert(at, Some(chunk));
+            assert_eq!(change.position_of(chunk), Some(at));
+            assert_eq!(change.position_of(&other), None, "equal bytes elsewhere");
+            let mut want = table.clone();
+            change.apply(&mut want, false).unwrap();
+            change.apply(&mut table, true).unwrap();
+            assert_eq!(table[at], Entry { len: 13, crc: 0 });
+            let meta = table_meta(&table).unwrap();
+            let mut trailer = super::super::trailer::encode(&user, Some(&meta)).unwrap();
+            set_entry_crc(&mut table, &mut trailer, at, crc32c(chunk));
+            assert_eq!(table, want);
+            let encoded = table_meta(&want).unwrap();
+            assert_eq!(
+                trailer,
+                super::super::trailer::encode(&user, Some(&encoded)).unwrap()
+            );
+        }
+        assert_eq!(FpChange::Replace(1, None).position_of(chunk), None);
+        assert_eq!(
+            FpChange::Replace(1, Some(chunk)).position_of(chunk),
+            Some(1)
+        );
+    }
+
+    #[test]
     fn changes_apply_by_position() {
         let e = |c: u32| Entry { len: 1, crc: c };
         let mut t = vec![e(0), e(1), e(2)];
-        FpChange::Remove(1).apply(&mut t).unwrap();
+        FpChange::Remove(1).apply(&mut t, false).unwrap();
         assert_eq!(t, vec![e(0), e(2)]);
-        FpChange::Permute(&[1, 0]).apply(&mut t).unwrap();
+        FpChange::Permute(&[1, 0]).apply(&mut t, false).unwrap();
         assert_eq!(t, vec![e(2), e(0)]);
-        FpChange::Insert(2, None).apply(&mut t).unwrap();
+        FpChange::Insert(2, None).apply(&mut t, false).unwrap();
         assert_eq!(t, vec![e(2), e(0), Entry::default()]);
-        FpChange::Replace(0, Some(b"x")).apply(&mut t).unwrap();
+        FpChange::Replace(0, Some(b"x"))
+            .apply(&mut t, false)
+            .unwrap();
         assert_eq!(t[0], Entry::of(Some(b"x")));
         let run: [Option<&[u8]>; 2] = [Some(b"yz"), None];
-        FpChange::ReplaceRun(0, &run).apply(&mut t).unwrap();
+        FpChange::ReplaceRun(0, &run).apply(&mut t, false).unwrap();
         assert_eq!(t[0], Entry::of(Some(b"yz")));
         assert_eq!(t[1], Entry::of(None));
         assert!(FpChange::ReplaceRun(t.len() - 1, &run)
-            .apply(&mut t)
+            .apply(&mut t, false)
             .is_err());
-        assert!(FpChange::Remove(3).apply(&mut t).is_err());
-        assert!(FpChange::Permute(&[0]).apply(&mut t).is_err());
+        assert!(FpChange::Remove(3).apply(&mut t, false).is_err());
+        assert!(FpChange::Permute(&[0]).apply(&mut t, false).is_err());
     }
 }

@@ -13,6 +13,7 @@ use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::crc32c;
 use crate::{Error, Result};
 
 /// How a store is opened (the `mode` strings c-blosc2 passes to `blosc2_io_cb.open`).
@@ -75,6 +76,12 @@ pub trait ByteStore: Send + Sync {
     }
     /// Writes all of `data` at `pos`, growing the store if needed.
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;
+    /// [`ByteStore::write_at`], returning the CRC-32C of `data` (a chunk's fingerprint):
+    /// in-memory stores compute it as they copy the bytes in, in the same pass.
+    fn write_at_crc(&mut self, pos: u64, data: &[u8]) -> Result<u32> {
+        self.write_at(pos, data)?;
+        Ok(super::crc32c::crc32c(data))
+    }
     /// Sets the size to `len` bytes.
     fn truncate(&mut self, len: u64) -> Result<()>;
     /// The whole store as one slice, when it is in memory (lets readers borrow instead of copy).
@@ -532,6 +539,21 @@ impl MemStore {
         v
     }
 
+    /// Room for writing `len` bytes at `pos`: the bytes, with capacity for them all and
+    /// zeros up to `pos`, `pos` as an index, and how many of the `len` fall within the current
+    /// length (the rest are appended, not zero-filled first and then overwritten: an
+    /// in-memory frame grows by each appended chunk, and the fill was a second pass over it).
+    fn room_for(&mut self, pos: u64, len: usize) -> Result<(&mut Vec<u8>, usize, usize)> {
+        let pos = usize::try_from(pos).map_err(|_| Error::MemoryAlloc)?;
+        let end = pos.checked_add(len).ok_or(Error::MemoryAlloc)?;
+        let v = self.owned_with_room(end);
+        if v.len() < pos {
+            v.resize(pos, 0);
+        }
+        let overlap = (v.len() - pos).min(len);
+        Ok((v, pos, overlap))
+    }
+
     fn owned(&mut self) -> &mut Vec<u8> {
         if let MemStore::Shared(s) = self {
             *self = MemStore::Owned((**s).as_ref().to_vec());
@@ -570,18 +592,22 @@ impl ByteStore for MemStore {
     }
 
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
-        let pos = usize::try_from(pos).map_err(|_| Error::MemoryAlloc)?;
-        let end = pos.checked_add(data.len()).ok_or(Error::MemoryAlloc)?;
-        let v = self.owned_with_room(end);
-        // Bytes past the end are appended, not zero-filled first and then overwritten: an
-        // in-memory frame grows by each appended chunk, and the fill was a second pass over it.
-        if v.len() < pos {
-            v.resize(pos, 0);
-        }
-        let overlap = (v.len() - pos).min(data.len());
+        let (v, pos, overlap) = self.room_for(pos, data.len())?;
         v[pos..pos + overlap].copy_from_slice(&data[..overlap]);
         v.extend_from_slice(&data[overlap..]);
         Ok(())
+    }
+
+    fn write_at_crc(&mut self, pos: u64, data: &[u8]) -> Result<u32> {
+        let (v, pos, overlap) = self.room_for(pos, data.len())?;
+        let (inside, past) = data.split_at(overlap);
+        let crc = crc32c::copy_crc32c_init(0, &mut v[pos..pos + overlap], inside);
+        let start = v.len();
+        let crc = crc32c::copy_crc32c_append(crc, &mut v.spare_capacity_mut()[..past.len()], past);
+        // SAFETY: the copy initialised the `past.len()` bytes after the former length, within
+        // the capacity `room_for` made.
+        unsafe { v.set_len(start + past.len()) };
+        Ok(crc)
     }
 
     fn truncate(&mut self, len: u64) -> Result<()> {

@@ -37,11 +37,13 @@ impl Frame {
     /// The table the frame holds after a change: `None` when it is written without
     /// fingerprints; [`Error::Data`] for a frame whose fingerprint did not hold when opened; else the current table (or, for a frame that had none, one computed from
     /// its stored chunks, `offsets` before the change) with `change` applied. A rebuild reads
-    /// the stored chunks `new_offsets` points to.
+    /// the stored chunks `new_offsets` points to. With `deferred`, the new chunk of an insert
+    /// or replace gets a CRC of 0, set once it is written ([`FpChange::apply`]).
     pub(crate) fn next_table(
         &self,
         change: FpChange<'_>,
         new_offsets: &[i64],
+        deferred: bool,
     ) -> Result<Option<Vec<Entry>>> {
         if !self.fp.write {
             return Ok(None);
@@ -58,7 +60,7 @@ impl Frame {
             Some(t) => t.clone(),
             None => self.stored_entries(&self.offsets)?,
         };
-        change.apply(&mut table)?;
+        change.apply(&mut table, deferred)?;
         if table.len() != new_offsets.len() {
             return Err(Error::Data);
         }

@@ -99,7 +99,15 @@ impl Frame {
         off_chunk: Option<Vec<u8>>,
         fp: FpChange<'_>,
     ) -> Result<()> {
-        let table = self.next_table(fp, &offsets)?;
+        let straight = self.writes_straight();
+        // A new chunk written straight into a contiguous frame gets its CRC as it is copied
+        // in (one pass over it, not two: an in-memory append was 10% slower with fingerprints
+        // when the CRC read the chunk first); the table and trailer are finished after.
+        let deferred = match edit {
+            Some(e) if straight && self.fp.write => fp.position_of(e.chunk),
+            _ => None,
+        };
+        let mut table = self.next_table(fp, &offsets, deferred.is_some())?;
         let table_meta = table.as_deref().map(fingerprint::table_meta).transpose()?;
         header.sparse = self.is_sparse();
         header.has_vlmeta = !vlmetas.is_empty() || table_meta.is_some();
@@ -133,73 +141,48 @@ impl Frame {
         header.header_len = header_len as i32;
         hbytes[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
             .copy_from_slice(&frame_len.to_be_bytes());
-        if table.is_some() {
+        if table.is_some() && deferred.is_none() {
             fingerprint::seal(&hbytes, &off_chunk, &mut tbytes);
         }
 
-        let io = self.io.clone();
-        // A frame just made or being built by the call that created it (nothing acknowledged
-        // in it yet) and frames in memory are written straight; frames in files in an order
-        // that survives the writer being killed at any point (docs/CRASH-SAFETY.md).
-        let fresh = self.trailer_len == 0 || self.building;
         let old = Sizes::of(&self.header);
-        let chunk_in_use = self.is_sparse() && edit.is_some_and(|e| self.offsets.contains(&e.at));
         match &mut self.backing {
-            Backing::Sparse { dir, index } => {
-                let renames = io.renames() && index.ordered_writes() && !fresh;
-                if let Some(DataEdit { at: id, chunk, .. }) = edit {
-                    let path = sframe_chunk_path(dir, id);
-                    if renames && chunk_in_use {
-                        // The old file stays whole until the new one replaces it.
-                        replace_file(&*io, &path, chunk)?;
-                    } else {
-                        // A new id: no offset refers to the file yet.
-                        let mut f = io.open(&path, OpenMode::Create)?;
-                        f.write_at(0, chunk)?;
-                    }
+            Backing::Sparse { .. } => {
+                let parts = FrameParts {
+                    header: &hbytes,
+                    edit,
+                    offsets: &offsets,
+                    off_pos,
+                    off_chunk: &off_chunk,
+                    trailer: &tbytes,
+                };
+                self.write_sparse(&parts, frame_len)?;
+            }
+            Backing::Contiguous { store, offset } if straight => {
+                let data_at = *offset + header_len as u64;
+                let crc = write_edit(&mut **store, data_at, data_at, edit, deferred.is_some())?;
+                if let (Some(i), Some(t), Some(crc)) = (deferred, table.as_mut(), crc) {
+                    fingerprint::set_entry_crc(t, &mut tbytes, i, crc);
+                    fingerprint::seal(&hbytes, &off_chunk, &mut tbytes);
                 }
-                if renames {
-                    let mut whole = Vec::with_capacity(frame_len as usize);
-                    whole.extend_from_slice(&hbytes);
-                    whole.extend_from_slice(&off_chunk);
-                    whole.extend_from_slice(&tbytes);
-                    if whole.len() <= ONE_WRITE {
-                        // One write within the first page: a kill lands before or after it,
-                        // and bytes left past the new end by a kill before the truncation are
-                        // past the frame length, which readers do not read.
-                        index.write_at(0, &whole)?;
-                        index.truncate(frame_len as u64)?;
-                    } else {
-                        let path = dir.join(SFRAME_INDEX);
-                        replace_file(&*io, &path, &whole)?;
-                        *index = io.open(&path, OpenMode::ReadWrite)?;
-                    }
-                } else {
-                    write_frame(&mut **index, 0, &hbytes, off_pos, &off_chunk, &tbytes)?;
-                }
+                write_frame(&mut **store, *offset, &hbytes, off_pos, &off_chunk, &tbytes)?;
             }
             Backing::Contiguous { store, offset } => {
-                if fresh || !store.ordered_writes() {
-                    let data_at = *offset + header_len as u64;
-                    write_edit(&mut **store, data_at, data_at, edit)?;
-                    write_frame(&mut **store, *offset, &hbytes, off_pos, &off_chunk, &tbytes)?;
-                } else {
-                    let new = Sizes {
-                        header_len,
-                        nbytes: header.nbytes,
-                        cbytes: header.cbytes,
-                        frame_len,
-                    };
-                    let parts = FrameParts {
-                        header: &hbytes,
-                        edit: edit.filter(|e| e.len() > 0),
-                        offsets: &offsets,
-                        off_pos,
-                        off_chunk: &off_chunk,
-                        trailer: &tbytes,
-                    };
-                    write_frame_safely(&mut **store, *offset, old, new, parts)?;
-                }
+                let new = Sizes {
+                    header_len,
+                    nbytes: header.nbytes,
+                    cbytes: header.cbytes,
+                    frame_len,
+                };
+                let parts = FrameParts {
+                    header: &hbytes,
+                    edit: edit.filter(|e| e.len() > 0),
+                    offsets: &offsets,
+                    off_pos,
+                    off_chunk: &off_chunk,
+                    trailer: &tbytes,
+                };
+                write_frame_safely(&mut **store, *offset, old, new, parts)?;
             }
         }
         self.header = header;
@@ -208,6 +191,62 @@ impl Frame {
         self.fp.table = table;
         self.fp.damaged = None;
         Ok(())
+    }
+
+    /// Whether a change is written straight, in c-blosc2's order: into a contiguous frame
+    /// just made or being built by the call that created it (nothing acknowledged in it yet),
+    /// or one in memory or a user backend; frames in files are written in an order that
+    /// survives the writer being killed at any point (docs/CRASH-SAFETY.md).
+    fn writes_straight(&self) -> bool {
+        let fresh = self.trailer_len == 0 || self.building;
+        match &self.backing {
+            Backing::Contiguous { store, .. } => fresh || !store.ordered_writes(),
+            Backing::Sparse { .. } => false,
+        }
+    }
+
+    /// Writes the new state of an sframe (`parts.edit` names the chunk file the new chunk goes
+    /// to), its index frame `frame_len` bytes long: replaced whole where a kill must not leave
+    /// it half written.
+    fn write_sparse(&mut self, parts: &FrameParts<'_>, frame_len: i64) -> Result<()> {
+        let fresh = self.trailer_len == 0 || self.building;
+        let chunk_in_use = parts.edit.is_some_and(|e| self.offsets.contains(&e.at));
+        let io = self.io.clone();
+        let Backing::Sparse { dir, index } = &mut self.backing else {
+            return Err(Error::FrameType);
+        };
+        let renames = io.renames() && index.ordered_writes() && !fresh;
+        if let Some(DataEdit { at: id, chunk, .. }) = parts.edit {
+            let path = sframe_chunk_path(dir, id);
+            if renames && chunk_in_use {
+                // The old file stays whole until the new one replaces it.
+                replace_file(&*io, &path, chunk)?;
+            } else {
+                // A new id: no offset refers to the file yet.
+                let mut f = io.open(&path, OpenMode::Create)?;
+                f.write_at(0, chunk)?;
+            }
+        }
+        if !renames {
+            let (h, t) = (parts.header, parts.trailer);
+            return write_frame(&mut **index, 0, h, parts.off_pos, parts.off_chunk, t);
+        }
+        let mut whole = Vec::with_capacity(frame_len as usize);
+        whole.extend_from_slice(parts.header);
+        whole.extend_from_slice(parts.off_chunk);
+        whole.extend_from_slice(parts.trailer);
+        if whole.len() <= ONE_WRITE {
+            // One write within the first page: a kill lands before or after it, and bytes
+            // left past the new end by a kill before the truncation are past the frame
+            // length, which readers do not read.
+            index.write_at(0, &whole)?;
+            index.truncate(frame_len as u64)
+        } else {
+            let path = dir.join(SFRAME_INDEX);
+            replace_file(&*io, &path, &whole)?;
+            *index = io.open(&path, OpenMode::ReadWrite)?;
+            Ok(())
+        }
     }
 
     /// Removes the chunk files of an sframe that no offset refers to any more.
@@ -279,14 +318,6 @@ impl Frame {
     /// the crash-safe order (not being built), where each update moves the chunks after it.
     pub(crate) fn updates_in_one_pass(&self) -> bool {
         self.ordered_writes() && !self.building
-    }
-
-    /// Writes `chunk` at offset `at` of the data section of a contiguous frame.
-    pub(crate) fn write_in_data(&mut self, at: i64, chunk: &[u8]) -> Result<()> {
-        let Backing::Contiguous { store, offset } = &mut self.backing else {
-            return Err(Error::FrameType);
-        };
-        store.write_at(*offset + self.header.header_len as u64 + at as u64, chunk)
     }
 }
 
@@ -394,7 +425,7 @@ fn write_frame_safely(
         // a few hundred bytes, written at once.
         if parts.edit.is_some() || parts.off_pos != hl {
             let old_data_at = base + old.header_len as u64;
-            write_edit(store, base + hl as u64, old_data_at, parts.edit)?;
+            write_edit(store, base + hl as u64, old_data_at, parts.edit, false)?;
             return write_frame(
                 store,
                 base,
@@ -426,7 +457,7 @@ fn write_frame_safely(
     patch_header(&mut mid, far - hl, far + old_tail.len() as i64);
     store.write_at(base, &mid)?;
     // The new chunk (if any) at the end of the old data, which that header does not use.
-    write_edit(store, base + hl as u64, base + hl as u64, parts.edit)?;
+    write_edit(store, base + hl as u64, base + hl as u64, parts.edit, false)?;
     let mut index = Vec::with_capacity(parts.off_chunk.len() + parts.trailer.len());
     index.extend_from_slice(parts.off_chunk);
     index.extend_from_slice(parts.trailer);
@@ -604,24 +635,31 @@ fn write_update_safely(
 
 /// Writes the changed bytes of a data section that starts at `data_at` in `store`; the moved
 /// bytes (`tail_from`) are counted from `tail_base`.
+/// With `crc`, returns the CRC-32C of the chunk written, computed as it is copied in.
 fn write_edit(
     store: &mut dyn ByteStore,
     data_at: u64,
     tail_base: u64,
     edit: Option<DataEdit<'_>>,
-) -> Result<()> {
+    crc: bool,
+) -> Result<Option<u32>> {
     let Some(e) = edit else {
-        return Ok(());
+        return Ok(None);
     };
     let chunk_at = data_at + e.at as u64;
+    let mut chunk_crc = None;
     if !e.chunk.is_empty() {
-        store.write_at(chunk_at, e.chunk)?;
+        if crc {
+            chunk_crc = Some(store.write_at_crc(chunk_at, e.chunk)?);
+        } else {
+            store.write_at(chunk_at, e.chunk)?;
+        }
     }
     if e.tail_len > 0 {
         let to = chunk_at + e.chunk.len() as u64;
         store.move_within(tail_base + e.tail_from as u64, to, e.tail_len as usize)?;
     }
-    Ok(())
+    Ok(chunk_crc)
 }
 
 /// Replaces the file at `path` with one holding `bytes`: written under a temporary name next

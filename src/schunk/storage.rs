@@ -361,10 +361,10 @@ impl Chunks {
         let fp = FpChange::Replace(i, special.is_none().then_some(chunk));
         if !frame.ordered_writes() {
             frame.resize_chunk_slot(slot, old_stored, new_len)?;
-            if special.is_none() {
-                frame.write_in_data(slot, chunk)?;
-            }
-            frame.commit(h, commit.metas, commit.vlmetas, None, offsets, fp)?;
+            // The chunk goes in with the commit, which computes its CRC (with fingerprints)
+            // as it copies it.
+            let write = special.is_none().then_some((slot, chunk));
+            frame.commit(h, commit.metas, commit.vlmetas, write, offsets, fp)?;
         } else {
             // In a file the new data from the slot on (the chunk, then the chunks after it)
             // goes to commit, which first writes it where a kill cannot hurt
