@@ -278,11 +278,9 @@ pub unsafe extern "C" fn blosc2_set_delta(dodelta: c_int) {
 pub unsafe extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
     static MESSAGES: OnceLock<Vec<CString>> = OnceLock::new();
     let messages = MESSAGES.get_or_init(|| {
-        (1..=37)
-            .map(|c| {
-                let msg = Error::from_code(-c).map_or("Unknown error", Error::message);
-                CString::new(msg).unwrap()
-            })
+        Error::ALL
+            .iter()
+            .map(|e| CString::new(e.message()).unwrap())
             .collect()
     });
     match Error::from_code(error_code) {
