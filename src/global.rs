@@ -33,7 +33,7 @@ pub struct Settings {
 impl Settings {
     /// c-blosc2's values before any setter is called.
     pub const DEFAULT: Settings = Settings {
-        compcode: names::BLOSCLZ,
+        compcode: crate::codecs::BLOSCLZ as i32,
         clevel: 5,
         nthreads: 1,
         blocksize: 0,
@@ -117,7 +117,9 @@ pub fn set_compressor(name: &str) -> std::result::Result<i32, Option<Error>> {
             with(|s| s.compcode = -1);
             Err(None)
         }
-        Some(code) if !names::is_builtin(code) => Err(Some(Error::CodecSupport)),
+        Some(code) if !u8::try_from(code).is_ok_and(crate::codecs::is_builtin) => {
+            Err(Some(Error::CodecSupport))
+        }
         Some(code) => {
             with(|s| s.compcode = code);
             Ok(code)

@@ -90,7 +90,7 @@ pub unsafe extern "C" fn blosc2_get_version_string() -> *const c_char {
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_list_compressors() -> *const c_char {
     static LIST: OnceLock<CString> = OnceLock::new();
-    LIST.get_or_init(|| CString::new(names::BUILTIN_LIST).unwrap())
+    LIST.get_or_init(|| CString::new(names::builtin_list()).unwrap())
         .as_ptr()
 }
 
@@ -298,7 +298,7 @@ pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams 
 /// `BLOSC2_CPARAMS_DEFAULTS`, for the C layer's own use.
 pub(crate) const fn cparams_defaults() -> blosc2_cparams {
     blosc2_cparams {
-        compcode: names::BLOSCLZ as u8,
+        compcode: crate::codecs::BLOSCLZ,
         compcode_meta: 0,
         clevel: 5,
         use_dict: 0,

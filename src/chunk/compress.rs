@@ -170,12 +170,11 @@ fn compress_block(
     Ok(pos)
 }
 
-/// Whether a filter id may appear in cparams (checked when a context is created): the
-/// built-in filters, the ids c-blosc2 registers at init (32..=36) and the user range (160..).
+/// Whether a filter id may appear in cparams (checked when a context is created): the ids
+/// c-blosc2 defines (its built-in filters and those it registers at init) and the user range
+/// (160..).
 pub(crate) fn filter_id_allowed(f: u8) -> bool {
-    matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC)
-        || (32..=36).contains(&f)
-        || f >= 160
+    crate::filters::names::is_known(f) || f >= super::registry::USER_REGISTERED_START
 }
 
 /// Validates parameters at context creation (c-blosc2 returns a NULL context for these).
