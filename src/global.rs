@@ -6,8 +6,7 @@ use std::sync::Mutex;
 use crate::codecs::names;
 use crate::{Error, Result};
 
-/// `BLOSC_FORWARD_COMPAT_SPLIT`: the split mode used when none is set.
-pub const FORWARD_COMPAT_SPLIT: i32 = 4;
+use crate::chunk::params::{CPARAMS_DEFAULTS, FORWARD_COMPAT_SPLIT};
 
 /// A snapshot of the global settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,13 +30,14 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// c-blosc2's values before any setter is called.
+    /// c-blosc2's values before any setter is called: those of its default compression
+    /// parameters.
     pub const DEFAULT: Settings = Settings {
-        compcode: crate::codecs::BLOSCLZ as i32,
-        clevel: 5,
-        nthreads: 1,
+        compcode: CPARAMS_DEFAULTS.compcode as i32,
+        clevel: CPARAMS_DEFAULTS.clevel,
+        nthreads: CPARAMS_DEFAULTS.nthreads,
         blocksize: 0,
-        splitmode: FORWARD_COMPAT_SPLIT,
+        splitmode: CPARAMS_DEFAULTS.splitmode,
         delta: false,
         initialized: false,
     };

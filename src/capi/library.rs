@@ -16,6 +16,7 @@ use libc::{c_char, c_int, c_void};
 use crate::b2nd;
 use crate::capi::ffi::{c_str, entry, guard, in_slice, malloc_cstring, out_slice, static_cstr};
 use crate::capi::types::*;
+use crate::chunk::params::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use crate::codecs::names;
 use crate::{global, urlpath, Error};
 
@@ -297,23 +298,24 @@ pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams 
 
 /// `BLOSC2_CPARAMS_DEFAULTS`, for the C layer's own use.
 pub(crate) const fn cparams_defaults() -> blosc2_cparams {
+    let d = CPARAMS_DEFAULTS;
     blosc2_cparams {
-        compcode: crate::codecs::BLOSCLZ,
-        compcode_meta: 0,
-        clevel: 5,
-        use_dict: 0,
-        typesize: 8,
-        nthreads: 1,
-        blocksize: 0,
-        splitmode: global::FORWARD_COMPAT_SPLIT,
+        compcode: d.compcode,
+        compcode_meta: d.compcode_meta,
+        clevel: d.clevel,
+        use_dict: d.use_dict as c_int,
+        typesize: d.typesize,
+        nthreads: d.nthreads,
+        blocksize: d.blocksize,
+        splitmode: d.splitmode,
         schunk: ptr::null_mut(),
-        filters: [0, 0, 0, 0, 0, 1],
-        filters_meta: [0; 6],
+        filters: d.filters,
+        filters_meta: d.filters_meta,
         prefilter: None,
         preparams: ptr::null_mut(),
         tuner_params: ptr::null_mut(),
         tuner_id: 0,
-        instr_codec: false,
+        instr_codec: d.instr_codec,
         codec_params: ptr::null_mut(),
         filter_params: [ptr::null_mut(); 6],
     }
@@ -328,11 +330,11 @@ pub unsafe extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams 
 /// `BLOSC2_DPARAMS_DEFAULTS`, for the C layer's own use.
 pub(crate) const fn dparams_defaults() -> blosc2_dparams {
     blosc2_dparams {
-        nthreads: 1,
+        nthreads: DPARAMS_DEFAULTS.nthreads,
         schunk: ptr::null_mut(),
         postfilter: None,
         postparams: ptr::null_mut(),
-        typesize: 8,
+        typesize: DPARAMS_DEFAULTS.typesize,
     }
 }
 
