@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use crate::codecs::names;
 use crate::{Error, Result};
 
-use crate::chunk::params::{CPARAMS_DEFAULTS, FORWARD_COMPAT_SPLIT};
+use crate::chunk::params::CPARAMS_DEFAULTS;
 
 /// A snapshot of the global settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,7 +226,7 @@ mod tests {
         set_blocksize(0);
         set_splitmode(1);
         assert_eq!(splitmode(), 1);
-        set_splitmode(FORWARD_COMPAT_SPLIT);
+        set_splitmode(crate::chunk::params::FORWARD_COMPAT_SPLIT);
         set_delta(true);
         assert!(delta());
         set_delta(false);

@@ -179,29 +179,7 @@ mod tests {
     /// `BLOSC_CODEC_NDLZ = 32`, ...) and their `BLOSC_*_COMPNAME` names are the table's.
     #[test]
     fn header_codecs_match_the_table() {
-        let headers = [
-            include_str!("../../cbindgen/blosc2-prologue.h"),
-            include_str!("../../cbindgen/codecs-registry-prologue.h"),
-        ]
-        .concat();
-        let enumerator = |name: &str| -> Option<i32> {
-            headers.lines().find_map(|l| {
-                let (n, v) = l.trim().split_once(" = ")?;
-                (n == name).then(|| v.trim_end_matches(',').parse().unwrap())
-            })
-        };
-        let define = |name: &str| -> Option<String> {
-            let key = format!("{name} ");
-            headers.lines().find_map(|l| {
-                let rest = l.trim_start_matches(['#', ' ']).strip_prefix("define ")?;
-                Some(
-                    rest.strip_prefix(&key)?
-                        .trim()
-                        .trim_matches('"')
-                        .to_string(),
-                )
-            })
-        };
+        use crate::header_text::{define, enumerator};
         for c in CODECS {
             let upper = c.name.to_uppercase();
             let c_name = match (c.provider, c.name) {
@@ -211,10 +189,10 @@ mod tests {
                 (_, "zfp_rate") => "BLOSC_CODEC_ZFP_FIXED_RATE".into(),
                 _ => format!("BLOSC_CODEC_{upper}"),
             };
-            assert_eq!(enumerator(&c_name), Some(i32::from(c.id)), "{c_name}");
+            assert_eq!(enumerator(&c_name), Some(i64::from(c.id)), "{c_name}");
             if let Provider::Builtin { format, library } = c.provider {
                 let lib = library.to_uppercase();
-                let format = Some(i32::from(format));
+                let format = Some(i64::from(format));
                 assert_eq!(
                     define(&format!("{c_name}_COMPNAME")).as_deref(),
                     Some(c.name)
@@ -225,9 +203,9 @@ mod tests {
                 assert_eq!(libname.as_deref(), Some(library));
             }
         }
-        let last = i32::from(super::super::LAST_CODEC);
+        let last = i64::from(super::super::LAST_CODEC);
         assert_eq!(enumerator("BLOSC_LAST_CODEC"), Some(last));
-        let ud = i32::from(super::super::UDCODEC_FORMAT);
+        let ud = i64::from(super::super::UDCODEC_FORMAT);
         assert_eq!(enumerator("BLOSC_UDCODEC_FORMAT"), Some(ud));
     }
 }
