@@ -55,6 +55,7 @@ pub unsafe extern "C" fn blosc2_init() {
 /// What `blosc2_init` does (also done implicitly by the global compression functions, as in
 /// c-blosc2): nothing when the library is initialised; otherwise the tuner registry starts over.
 pub(crate) fn init_library() {
+    crate::chunk::compress::set_tuning_report(crate::capi::chunk::print_tuning_info);
     if !global::settings().initialized {
         crate::capi::tuner::reset_registry();
     }
