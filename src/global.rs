@@ -6,8 +6,7 @@ use std::sync::Mutex;
 use crate::codecs::names;
 use crate::{Error, Result};
 
-/// `BLOSC_FORWARD_COMPAT_SPLIT`: the split mode used when none is set.
-pub const FORWARD_COMPAT_SPLIT: i32 = 4;
+use crate::chunk::params::CPARAMS_DEFAULTS;
 
 /// A snapshot of the global settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,13 +30,14 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// c-blosc2's values before any setter is called.
+    /// c-blosc2's values before any setter is called: those of its default compression
+    /// parameters.
     pub const DEFAULT: Settings = Settings {
-        compcode: names::BLOSCLZ,
-        clevel: 5,
-        nthreads: 1,
+        compcode: CPARAMS_DEFAULTS.compcode as i32,
+        clevel: CPARAMS_DEFAULTS.clevel,
+        nthreads: CPARAMS_DEFAULTS.nthreads,
         blocksize: 0,
-        splitmode: FORWARD_COMPAT_SPLIT,
+        splitmode: CPARAMS_DEFAULTS.splitmode,
         delta: false,
         initialized: false,
     };
@@ -117,7 +117,9 @@ pub fn set_compressor(name: &str) -> std::result::Result<i32, Option<Error>> {
             with(|s| s.compcode = -1);
             Err(None)
         }
-        Some(code) if !names::is_builtin(code) => Err(Some(Error::CodecSupport)),
+        Some(code) if !u8::try_from(code).is_ok_and(crate::codecs::is_builtin) => {
+            Err(Some(Error::CodecSupport))
+        }
         Some(code) => {
             with(|s| s.compcode = code);
             Ok(code)
@@ -224,7 +226,7 @@ mod tests {
         set_blocksize(0);
         set_splitmode(1);
         assert_eq!(splitmode(), 1);
-        set_splitmode(FORWARD_COMPAT_SPLIT);
+        set_splitmode(crate::chunk::params::FORWARD_COMPAT_SPLIT);
         set_delta(true);
         assert!(delta());
         set_delta(false);

@@ -117,6 +117,8 @@ pub(crate) mod fault;
 pub mod filters;
 pub mod frame;
 pub mod global;
+#[cfg(test)]
+mod header_text;
 pub mod inspect;
 pub(crate) mod kept;
 pub mod schunk;

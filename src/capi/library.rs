@@ -16,6 +16,7 @@ use libc::{c_char, c_int, c_void};
 use crate::b2nd;
 use crate::capi::ffi::{c_str, entry, guard, in_slice, malloc_cstring, out_slice, static_cstr};
 use crate::capi::types::*;
+use crate::chunk::params::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use crate::codecs::names;
 use crate::{global, urlpath, Error};
 
@@ -54,6 +55,7 @@ pub unsafe extern "C" fn blosc2_init() {
 /// What `blosc2_init` does (also done implicitly by the global compression functions, as in
 /// c-blosc2): nothing when the library is initialised; otherwise the tuner registry starts over.
 pub(crate) fn init_library() {
+    crate::chunk::compress::set_tuning_report(crate::capi::chunk::print_tuning_info);
     if !global::settings().initialized {
         crate::capi::tuner::reset_registry();
     }
@@ -91,7 +93,7 @@ pub unsafe extern "C" fn blosc2_get_version_string() -> *const c_char {
 pub unsafe extern "C" fn blosc2_list_compressors() -> *const c_char {
     guard(ptr::null(), || {
         static LIST: OnceLock<CString> = OnceLock::new();
-        LIST.get_or_init(|| CString::new(names::BUILTIN_LIST).unwrap())
+        LIST.get_or_init(|| CString::new(names::builtin_list()).unwrap())
             .as_ptr()
     })
 }
@@ -281,11 +283,9 @@ pub unsafe extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char
     guard(ptr::null(), || {
         static MESSAGES: OnceLock<Vec<CString>> = OnceLock::new();
         let messages = MESSAGES.get_or_init(|| {
-            (1..=37)
-                .map(|c| {
-                    let msg = Error::from_code(-c).map_or("Unknown error", Error::message);
-                    CString::new(msg).unwrap()
-                })
+            Error::ALL
+                .iter()
+                .map(|e| CString::new(e.message()).unwrap())
                 .collect()
         });
         match Error::from_code(error_code) {
@@ -303,23 +303,24 @@ pub unsafe extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams 
 
 /// `BLOSC2_CPARAMS_DEFAULTS`, for the C layer's own use.
 pub(crate) const fn cparams_defaults() -> blosc2_cparams {
+    let d = CPARAMS_DEFAULTS;
     blosc2_cparams {
-        compcode: names::BLOSCLZ as u8,
-        compcode_meta: 0,
-        clevel: 5,
-        use_dict: 0,
-        typesize: 8,
-        nthreads: 1,
-        blocksize: 0,
-        splitmode: global::FORWARD_COMPAT_SPLIT,
+        compcode: d.compcode,
+        compcode_meta: d.compcode_meta,
+        clevel: d.clevel,
+        use_dict: d.use_dict as c_int,
+        typesize: d.typesize,
+        nthreads: d.nthreads,
+        blocksize: d.blocksize,
+        splitmode: d.splitmode,
         schunk: ptr::null_mut(),
-        filters: [0, 0, 0, 0, 0, 1],
-        filters_meta: [0; 6],
+        filters: d.filters,
+        filters_meta: d.filters_meta,
         prefilter: None,
         preparams: ptr::null_mut(),
         tuner_params: ptr::null_mut(),
         tuner_id: 0,
-        instr_codec: false,
+        instr_codec: d.instr_codec,
         codec_params: ptr::null_mut(),
         filter_params: [ptr::null_mut(); 6],
     }
@@ -334,11 +335,11 @@ pub unsafe extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams 
 /// `BLOSC2_DPARAMS_DEFAULTS`, for the C layer's own use.
 pub(crate) const fn dparams_defaults() -> blosc2_dparams {
     blosc2_dparams {
-        nthreads: 1,
+        nthreads: DPARAMS_DEFAULTS.nthreads,
         schunk: ptr::null_mut(),
         postfilter: None,
         postparams: ptr::null_mut(),
-        typesize: 8,
+        typesize: DPARAMS_DEFAULTS.typesize,
     }
 }
 

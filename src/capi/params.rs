@@ -98,6 +98,7 @@ fn registered_for(compcode: u8, filters: &[u8; 6]) -> (Option<Arc<dyn UserCodec>
 type UserFilters = Vec<(u8, Arc<dyn UserFilter>)>;
 
 pub(crate) fn cparams_from_c_with(c: &blosc2_cparams, handle: Option<&HandleCell>) -> CParams {
+    crate::chunk::compress::set_tuning_report(crate::capi::chunk::print_tuning_info);
     let (user_codec, user_filters) = registered_for(c.compcode, &c.filters);
     let prefilter = c.prefilter.map(|func| {
         let (user_data, disposable) = if c.preparams.is_null() {

@@ -31,6 +31,7 @@ use libc::{c_char, c_void};
 
 use crate::capi::callbacks::CCodec;
 use crate::chunk::registry;
+use crate::codecs::names;
 
 /// The addresses of the two functions a plugin's `info` names (encoder and decoder, or forward
 /// and backward), both non-NULL.
@@ -188,29 +189,21 @@ pub(crate) fn load_functions<const N: usize>(name: &str) -> Option<[*mut c_void;
     functions
 }
 
-/// The codecs c-blosc2 3.3.5 registers at init without functions (its `codecs-registry.c`),
-/// which it loads from `libblosc2_<name>.so` when first used: (id, name).
-const PLUGIN_CODECS: [(u8, &str); 5] = [
-    (36, "openhtj2k"),
-    (37, "grok"),
-    (38, "openzl"),
-    (39, "j2k"),
-    (40, "htj2k"),
-];
-
-/// Puts [`PLUGIN_CODECS`] in the registry (once), before the C layer first resolves codecs for
-/// a context, so a plugin built for c-blosc2 (blosc2_grok, ...) is loaded on ours the same way.
-/// Their `complib` is their id, as c-blosc2 registers them.
+/// Puts the plugin codecs of [`names::CODECS`] (c-blosc2 3.3.5 registers them at init without
+/// functions and loads them from `libblosc2_<name>.so` when first used) in the registry (once),
+/// before the C layer first resolves codecs for a context, so a plugin built for c-blosc2
+/// (blosc2_grok, ...) is loaded on ours the same way. Their `complib` is their id, as c-blosc2
+/// registers them.
 pub(crate) fn ensure_plugin_codecs() {
     static DONE: std::sync::Once = std::sync::Once::new();
     DONE.call_once(|| {
-        for (id, name) in PLUGIN_CODECS {
+        for c in names::plugin_codecs() {
             registry::register_global_codec(registry::CodecEntry {
-                id,
-                name: name.into(),
-                complib: id,
+                id: c.id,
+                name: c.name.into(),
+                complib: c.id,
                 version: 1,
-                codec: Arc::new(CCodec::new(name.into(), None, None)),
+                codec: Arc::new(CCodec::new(c.name.into(), None, None)),
             });
         }
     });

@@ -10,8 +10,9 @@ use super::scratch::{reuse, with_scratch, Scratch};
 use super::stream::encode_stream;
 use crate::codecs::{self, Dict};
 use crate::{Error, Result};
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 /// Everything the block compressor needs that is the same for all blocks of one call.
@@ -170,12 +171,11 @@ fn compress_block(
     Ok(pos)
 }
 
-/// Whether a filter id may appear in cparams (checked when a context is created): the
-/// built-in filters, the ids c-blosc2 registers at init (32..=36) and the user range (160..).
+/// Whether a filter id may appear in cparams (checked when a context is created): the ids
+/// c-blosc2 defines (its built-in filters and those it registers at init) and the user range
+/// (160..).
 pub(crate) fn filter_id_allowed(f: u8) -> bool {
-    matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | TRUNC_PREC)
-        || (32..=36).contains(&f)
-        || f >= 160
+    crate::filters::names::is_known(f) || f >= super::registry::USER_REGISTERED_START
 }
 
 /// Validates parameters at context creation (c-blosc2 returns a NULL context for these).
@@ -284,154 +284,20 @@ fn compress_into(
     if dst.room() < MAX_OVERHEAD {
         return Err(Error::MaxBufsizeExceeded);
     }
-    let nbytes = src.len() as i32;
-    // A typesize that does not fit the header byte makes the buffer a plain byte stream.
-    let typesize: i32 = if params.typesize > MAX_TYPESIZE as i32 || params.typesize <= 0 {
-        1
-    } else {
-        params.typesize
-    };
-    let filter_flags = flags_from_filters(&params.filters);
-    // c-blosc2 sizes blocks with the caller's typesize and only then falls back to 1 for a
-    // typesize the header cannot hold.
-    let (blocksize, split) = choose_blocksize(
-        params.compcode,
-        params.clevel,
-        params.typesize.max(1),
-        nbytes,
-        params.blocksize,
-        params.splitmode,
-        filter_flags,
-    );
-
-    // A forced block size that is not a multiple of the typesize: blocks are cut at its rounded
-    // value, which a compressed chunk's header records (c-blosc2 records the caller's value
-    // there and cannot read such a chunk back); a plain copy keeps the caller's value, as
-    // c-blosc2 writes it.
-    let layout = layout_blocksize(blocksize, params.typesize.max(1));
-    // c-blosc2's automatic tuner (the one without a user tuner) says what it chose on stderr
-    // when BLOSC_INFO is set, at every compression.
-    if let (Some(split), None) = (split, &params.tuner) {
-        if std::env::var_os("BLOSC_INFO").is_some() {
-            eprintln!(
-                "[INFO] - compcode: {}, clevel: {}, blocksize: {}, splitmode: {}, typesize: {}",
-                params.compcode,
-                params.clevel,
-                layout,
-                i32::from(split),
-                params.typesize
-            );
-        }
-    }
-    // User codecs and filters get the parameters of this chunk, as c-blosc2 hands them its
-    // context's: the typesize the chunk records and the block size chosen, not an automatic 0.
-    let chunk_params;
-    let params = if (params.typesize != typesize || params.blocksize != layout)
-        && (!codecs::is_builtin(params.compcode)
-            || params
-                .filters
-                .iter()
-                .any(|&f| f > pipeline::DEFINED_FILTERS_STOP))
-    {
-        chunk_params = CParams {
-            typesize,
-            blocksize: layout,
-            ..params.clone()
-        };
-        &chunk_params
-    } else {
-        params
-    };
-    let bs = layout.max(1) as usize;
-    let nblocks = src.len().div_ceil(bs);
-    let leftover = src.len() % bs;
-
-    let mut header = ChunkHeader {
-        version: VERSION_FORMAT_STABLE,
-        versionlz: 1,
-        flags: DOSHUFFLE | DOBITSHUFFLE,
-        typesize: typesize as u8,
-        nbytes,
-        blocksize: layout,
-        cbytes: 0,
-        filters: params.filters,
-        udcompcode: params.compcode,
-        compcode_meta: params.compcode_meta,
-        filters_meta: params.filters_meta,
-        blosc2_flags2: 0,
-        blosc2_flags: 0,
-        extended: true,
-    };
-    if params.legacy_header {
-        // c-blosc 1.x layout: 16-byte header, filters only as flag bits.
-        header.extended = false;
-        header.flags = 0;
-    }
-    let memcpyed = params.clevel == 0 || nbytes < MIN_BUFFERSIZE;
-    let split = split_block(
-        params.splitmode,
-        params.compcode,
-        params.clevel,
-        filter_flags,
-        typesize,
-        layout,
-    );
-    if memcpyed {
-        header.flags |= MEMCPYED;
-        header.blocksize = blocksize;
-    } else {
-        header.flags |= if header.extended {
-            filter_flags & DODELTA
-        } else {
-            filter_flags
-        };
-        if !split {
-            header.flags |= DONT_SPLIT;
-        }
-        header.flags |= codecs::compformat(params.compcode) << 5;
-    }
-
+    let plan = Plan::new(params, src.len());
+    let chunk_params = plan.callback_params(params);
+    let params = &*chunk_params;
+    let mut header = plan.header(params);
     if params.use_dict && !matches!(params.compcode, codecs::ZSTD | codecs::LZ4 | codecs::LZ4HC) {
         return Err(Error::CodecParam);
     }
-    // Dictionaries smaller than this do not pay for themselves; c-blosc2 skips them.
-    let use_dict =
-        params.use_dict && header.extended && !memcpyed && src.len() / 20 >= MINUSEFULDICT;
-    if use_dict {
-        header.blosc2_flags |= USEDICT;
-    }
-    if !memcpyed {
-        let mut job = BlockJob {
-            params,
-            src,
-            typesize: typesize as usize,
-            blocksize: bs,
-            nblocks,
-            leftover,
-            split,
-            detect_runs: header.extended,
-            zero_runs: header.extended
-                && params
-                    .prefilter
-                    .as_ref()
-                    .is_some_and(|p| p.output_is_disposable()),
-            dict: Dict::None,
-            dict_bytes: None,
-        };
-        let trained;
-        let prepared;
+    if !plan.memcpyed {
+        // Dictionaries smaller than this do not pay for themselves; c-blosc2 skips them.
+        let use_dict = params.use_dict && header.extended && src.len() / 20 >= MINUSEFULDICT;
         if use_dict {
-            trained = train_dict(&job)?;
-            job.dict_bytes = Some(&trained);
-            job.dict = if params.compcode == codecs::ZSTD {
-                prepared =
-                    codecs::zstd::PreparedDict::for_compression(&trained, params.clevel as i32);
-                Dict::Zstd(&prepared)
-            } else {
-                Dict::Lz4(&trained)
-            };
+            header.blosc2_flags |= USEDICT;
         }
-        let n = compress_blocks(&job, pool, &header, blocksize, &mut dst)?;
+        let n = compress_with_blocks(params, pool, src, &plan, &header, &mut dst)?;
         if n > 0 {
             return Ok(n);
         }
@@ -439,8 +305,235 @@ fn compress_into(
         // such a chunk and then fails to read it back (-9); a copy has no dictionary.
         header.flags |= MEMCPYED;
         header.blosc2_flags &= !USEDICT;
-        header.blocksize = blocksize;
+        header.blocksize = plan.blocksize;
     }
+    write_copy(params, pool, src, &plan, header, dst)
+}
+
+/// What was chosen for one chunk before its blocks are compressed.
+struct Plan {
+    /// The size of the data.
+    nbytes: i32,
+    /// The typesize the header records: the caller's, or 1 when it does not fit the header byte.
+    typesize: i32,
+    /// The flags the filters stand for.
+    filter_flags: u8,
+    /// The block size chosen (or forced), as a plain copy's header records it.
+    blocksize: i32,
+    /// The block size blocks are cut at (see `layout_blocksize`), as a compressed chunk's
+    /// header records it.
+    layout: i32,
+    /// Whether blocks are split into one stream per byte of the typesize.
+    split: bool,
+    /// Whether the chunk is a plain copy from the start (level 0 or a tiny buffer).
+    memcpyed: bool,
+}
+
+impl Plan {
+    fn new(params: &CParams, len: usize) -> Plan {
+        let nbytes = len as i32;
+        // A typesize that does not fit the header byte makes the buffer a plain byte stream.
+        let typesize: i32 = if params.typesize > MAX_TYPESIZE as i32 || params.typesize <= 0 {
+            1
+        } else {
+            params.typesize
+        };
+        let filter_flags = flags_from_filters(&params.filters);
+        // c-blosc2 sizes blocks with the caller's typesize and only then falls back to 1 for a
+        // typesize the header cannot hold.
+        let (blocksize, tuned_split) = choose_blocksize(
+            params.compcode,
+            params.clevel,
+            params.typesize.max(1),
+            nbytes,
+            params.blocksize,
+            params.splitmode,
+            filter_flags,
+        );
+        // A forced block size that is not a multiple of the typesize: blocks are cut at its
+        // rounded value, which a compressed chunk's header records (c-blosc2 records the
+        // caller's value there and cannot read such a chunk back); a plain copy keeps the
+        // caller's value, as c-blosc2 writes it.
+        let layout = layout_blocksize(blocksize, params.typesize.max(1));
+        // c-blosc2's automatic tuner (the one without a user tuner) reports what it chose at
+        // every compression.
+        if let (Some(split), None) = (tuned_split, &params.tuner) {
+            report_tuning(&TuningChoice {
+                compcode: params.compcode,
+                clevel: params.clevel,
+                blocksize: layout,
+                splitmode: i32::from(split),
+                typesize: params.typesize,
+            });
+        }
+        let split = split_block(
+            params.splitmode,
+            params.compcode,
+            params.clevel,
+            filter_flags,
+            typesize,
+            layout,
+        );
+        Plan {
+            nbytes,
+            typesize,
+            filter_flags,
+            blocksize,
+            layout,
+            split,
+            memcpyed: params.clevel == 0 || nbytes < MIN_BUFFERSIZE,
+        }
+    }
+
+    /// The block size as a `usize`, at least 1.
+    fn bs(&self) -> usize {
+        self.layout.max(1) as usize
+    }
+
+    /// The parameters user codecs and filters get for this chunk, as c-blosc2 hands them its
+    /// context's: the typesize the chunk records and the block size chosen, not an automatic 0.
+    fn callback_params<'p>(&self, params: &'p CParams) -> Cow<'p, CParams> {
+        let user_callbacks = !codecs::is_builtin(params.compcode)
+            || params
+                .filters
+                .iter()
+                .any(|&f| f > pipeline::DEFINED_FILTERS_STOP);
+        if (params.typesize != self.typesize || params.blocksize != self.layout) && user_callbacks {
+            Cow::Owned(CParams {
+                typesize: self.typesize,
+                blocksize: self.layout,
+                ..params.clone()
+            })
+        } else {
+            Cow::Borrowed(params)
+        }
+    }
+
+    /// The chunk's header before its size is known.
+    fn header(&self, params: &CParams) -> ChunkHeader {
+        let mut header = ChunkHeader {
+            version: VERSION_FORMAT_STABLE,
+            versionlz: 1,
+            flags: DOSHUFFLE | DOBITSHUFFLE,
+            typesize: self.typesize as u8,
+            nbytes: self.nbytes,
+            blocksize: self.layout,
+            cbytes: 0,
+            filters: params.filters,
+            udcompcode: params.compcode,
+            compcode_meta: params.compcode_meta,
+            filters_meta: params.filters_meta,
+            blosc2_flags2: 0,
+            blosc2_flags: 0,
+            extended: true,
+        };
+        if params.legacy_header {
+            // c-blosc 1.x layout: 16-byte header, filters only as flag bits.
+            header.extended = false;
+            header.flags = 0;
+        }
+        if self.memcpyed {
+            header.flags |= MEMCPYED;
+            header.blocksize = self.blocksize;
+        } else {
+            header.flags |= if header.extended {
+                self.filter_flags & DODELTA
+            } else {
+                self.filter_flags
+            };
+            if !self.split {
+                header.flags |= DONT_SPLIT;
+            }
+            header.flags |= codecs::compformat(params.compcode) << 5;
+        }
+        header
+    }
+}
+
+/// What c-blosc2's automatic tuner chose for a compression (its BLOSC_INFO line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TuningChoice {
+    /// The codec.
+    pub compcode: u8,
+    /// The compression level.
+    pub clevel: u8,
+    /// The block size blocks are cut at.
+    pub blocksize: i32,
+    /// 1 when blocks are split, 0 otherwise.
+    pub splitmode: i32,
+    /// The caller's typesize.
+    pub typesize: i32,
+}
+
+/// Where [`TuningChoice`]s go (see [`set_tuning_report`]).
+static TUNING_REPORT: OnceLock<fn(&TuningChoice)> = OnceLock::new();
+
+/// Has `report` called with what the automatic tuner chooses at every compression that uses it
+/// (the C layer prints it when BLOSC_INFO is set, as c-blosc2 does). The first call decides;
+/// later ones change nothing. Without one, nothing is reported.
+pub fn set_tuning_report(report: fn(&TuningChoice)) {
+    let _ = TUNING_REPORT.set(report);
+}
+
+fn report_tuning(choice: &TuningChoice) {
+    if let Some(report) = TUNING_REPORT.get() {
+        report(choice);
+    }
+}
+
+/// Compresses the blocks (with a dictionary trained on them when `header` says so) after the
+/// header; 0 when the result does not fit in `dst`.
+fn compress_with_blocks(
+    params: &CParams,
+    pool: Option<&Pool>,
+    src: &[u8],
+    plan: &Plan,
+    header: &ChunkHeader,
+    dst: &mut Dst<'_>,
+) -> Result<usize> {
+    let bs = plan.bs();
+    let mut job = BlockJob {
+        params,
+        src,
+        typesize: plan.typesize as usize,
+        blocksize: bs,
+        nblocks: src.len().div_ceil(bs),
+        leftover: src.len() % bs,
+        split: plan.split,
+        detect_runs: header.extended,
+        zero_runs: header.extended
+            && params
+                .prefilter
+                .as_ref()
+                .is_some_and(|p| p.output_is_disposable()),
+        dict: Dict::None,
+        dict_bytes: None,
+    };
+    let trained;
+    let prepared;
+    if header.blosc2_flags & USEDICT != 0 {
+        trained = train_dict(&job)?;
+        job.dict_bytes = Some(&trained);
+        job.dict = if params.compcode == codecs::ZSTD {
+            prepared = codecs::zstd::PreparedDict::for_compression(&trained, params.clevel as i32);
+            Dict::Zstd(&prepared)
+        } else {
+            Dict::Lz4(&trained)
+        };
+    }
+    compress_blocks(&job, pool, header, plan.blocksize, dst)
+}
+
+/// Writes the chunk as a plain copy of `src` (through the prefilter, when there is one); 0 when
+/// it does not fit in `dst`.
+fn write_copy(
+    params: &CParams,
+    pool: Option<&Pool>,
+    src: &[u8],
+    plan: &Plan,
+    mut header: ChunkHeader,
+    dst: Dst<'_>,
+) -> Result<usize> {
     let hl = header.header_len();
     let total = hl + src.len();
     if total > dst.room() {
@@ -463,25 +556,28 @@ fn compress_into(
         }
     };
     header.write(dst);
-    if let Some(pre) = &params.prefilter {
-        for nblock in 0..nblocks {
-            let off = nblock * bs;
-            let len = if nblock == nblocks - 1 && leftover > 0 {
-                leftover
-            } else {
-                bs
-            };
-            let out = &mut dst[hl + off..hl + off + len];
-            let block = BlockInfo {
-                typesize,
-                offset: off as i32,
-                nblock: nblock as i32,
-                tid: 0,
-            };
-            pipeline::run_prefilter(pre.as_ref(), &src[off..off + len], out, block)?;
-        }
-    } else {
+    let bs = plan.bs();
+    let Some(pre) = &params.prefilter else {
         copy_blocks(pool, &mut dst[hl..total], src, bs)?;
+        return Ok(total);
+    };
+    let nblocks = src.len().div_ceil(bs);
+    let leftover = src.len() % bs;
+    for nblock in 0..nblocks {
+        let off = nblock * bs;
+        let len = if nblock == nblocks - 1 && leftover > 0 {
+            leftover
+        } else {
+            bs
+        };
+        let out = &mut dst[hl + off..hl + off + len];
+        let block = BlockInfo {
+            typesize: plan.typesize,
+            offset: off as i32,
+            nblock: nblock as i32,
+            tid: 0,
+        };
+        pipeline::run_prefilter(pre.as_ref(), &src[off..off + len], out, block)?;
     }
     Ok(total)
 }
@@ -564,81 +660,31 @@ fn compress_blocks(
         head[dict_at..dict_at + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
         head[dict_at + 4..data_at].copy_from_slice(d);
     }
-    let mut pos = data_at;
-    let mut bstarts = Vec::new();
-    // Streams stored raw, copied from the source once every block fits (offsets in `dst`).
-    let mut raw = Vec::new();
-    match pool {
+    // The blocks' end, their starts and the streams stored raw, copied from the source once
+    // every block fits (offsets in `dst`).
+    let (mut pos, bstarts, raw) = match pool {
         Some(pool) if job.nblocks > 1 => {
             let out = match dst {
                 Dst::Slice(d) => Dst::Slice(&mut d[data_at..]),
                 Dst::Vec(v, room) => Dst::Vec(v, *room),
             };
-            match compress_blocks_parallel(job, pool, out)? {
-                Some(placed) => {
-                    pos = data_at + placed.len;
-                    bstarts = placed.bstarts.iter().map(|&b| b + data_at as i32).collect();
-                    raw = placed.raw;
-                    for c in &mut raw {
-                        c.to += data_at;
-                    }
-                }
+            let Some(mut placed) = compress_blocks_parallel(job, pool, out)? else {
+                return Ok(0);
+            };
+            for c in &mut placed.raw {
+                c.to += data_at;
+            }
+            let bstarts: Vec<i32> = placed.bstarts.iter().map(|&b| b + data_at as i32).collect();
+            (data_at + placed.len, bstarts, placed.raw)
+        }
+        _ => {
+            let (mut bstarts, mut raw) = (Vec::new(), Vec::new());
+            match compress_blocks_serial(job, dst, data_at, &mut bstarts, &mut raw)? {
+                Some(end) => (end, bstarts, raw),
                 None => return Ok(0),
             }
         }
-        _ => {
-            let r = with_scratch(|s| -> Result<bool> {
-                match dst {
-                    Dst::Slice(d) => {
-                        for nblock in 0..job.nblocks {
-                            let mark = raw.len();
-                            let n =
-                                compress_block(job, nblock, 0, &mut d[pos..], s, Some(&mut raw))?;
-                            if n == 0 {
-                                return Ok(false);
-                            }
-                            for c in &mut raw[mark..] {
-                                c.to += pos;
-                            }
-                            bstarts.push(pos as i32);
-                            pos += n;
-                        }
-                        Ok(true)
-                    }
-                    Dst::Vec(v, room) => {
-                        // Each block goes through a block buffer, and the chunk gets its bytes.
-                        let mut buf = s.block_outs.pop().unwrap_or_default();
-                        let r = (|| {
-                            for nblock in 0..job.nblocks {
-                                // The room a chunk-sized buffer leaves (see compress_block).
-                                let need = job.max_block_out(nblock).min(*room - pos);
-                                let out = &mut reuse(&mut buf, BLOCK_OUT_OFFSET + need)
-                                    [BLOCK_OUT_OFFSET..];
-                                raw.clear();
-                                let n = compress_block(job, nblock, 0, out, s, Some(&mut raw))?;
-                                if n == 0 {
-                                    return Ok(false);
-                                }
-                                bstarts.push(pos as i32);
-                                let block = &buf[BLOCK_OUT_OFFSET..BLOCK_OUT_OFFSET + n];
-                                append_block(v, block, &raw, false, job.src);
-                                pos += n;
-                            }
-                            raw.clear();
-                            Ok(true)
-                        })();
-                        if buf.capacity() <= MAX_KEPT_SERIAL_BLOCK_BUFFER {
-                            s.block_outs.push(buf);
-                        }
-                        r
-                    }
-                }
-            })?;
-            if !r {
-                return Ok(0);
-            }
-        }
-    }
+    };
     let out: &mut [u8] = match dst {
         Dst::Slice(d) => d,
         Dst::Vec(v, _) => v,
@@ -661,6 +707,65 @@ fn compress_blocks(
         v.truncate(pos);
     }
     Ok(pos)
+}
+
+/// Compresses the blocks one after another on this thread into `dst` from `data_at` on,
+/// recording their starts in `bstarts` and the streams left to copy raw in `raw` (offsets in
+/// `dst`). Returns where the blocks end, None when they do not fit.
+fn compress_blocks_serial(
+    job: &BlockJob<'_>,
+    dst: &mut Dst<'_>,
+    data_at: usize,
+    bstarts: &mut Vec<i32>,
+    raw: &mut Vec<RawCopy>,
+) -> Result<Option<usize>> {
+    let mut pos = data_at;
+    let fits = with_scratch(|s| -> Result<bool> {
+        match dst {
+            Dst::Slice(d) => {
+                for nblock in 0..job.nblocks {
+                    let mark = raw.len();
+                    let n = compress_block(job, nblock, 0, &mut d[pos..], s, Some(&mut *raw))?;
+                    if n == 0 {
+                        return Ok(false);
+                    }
+                    for c in &mut raw[mark..] {
+                        c.to += pos;
+                    }
+                    bstarts.push(pos as i32);
+                    pos += n;
+                }
+                Ok(true)
+            }
+            Dst::Vec(v, room) => {
+                // Each block goes through a block buffer, and the chunk gets its bytes.
+                let mut buf = s.block_outs.pop().unwrap_or_default();
+                let r = (|| {
+                    for nblock in 0..job.nblocks {
+                        // The room a chunk-sized buffer leaves (see compress_block).
+                        let need = job.max_block_out(nblock).min(*room - pos);
+                        let out = &mut reuse(&mut buf, BLOCK_OUT_OFFSET + need)[BLOCK_OUT_OFFSET..];
+                        raw.clear();
+                        let n = compress_block(job, nblock, 0, out, s, Some(&mut *raw))?;
+                        if n == 0 {
+                            return Ok(false);
+                        }
+                        bstarts.push(pos as i32);
+                        let block = &buf[BLOCK_OUT_OFFSET..BLOCK_OUT_OFFSET + n];
+                        append_block(v, block, raw, false, job.src);
+                        pos += n;
+                    }
+                    raw.clear();
+                    Ok(true)
+                })();
+                if buf.capacity() <= MAX_KEPT_SERIAL_BLOCK_BUFFER {
+                    s.block_outs.push(buf);
+                }
+                r
+            }
+        }
+    })?;
+    Ok(fits.then_some(pos))
 }
 
 /// The largest block buffer a thread keeps after compressing into a vector alone (larger
@@ -1136,175 +1241,275 @@ fn compress_blocks_worker<'d>(
     placement: &Mutex<Placement<'d>>,
     changed: &Changes,
 ) {
-    let wait = |st| changed.wait(placement, st);
-    let wake = |st: &MutexGuard<'_, Placement<'d>>| changed.signal(st);
-    // The buffer this thread compresses into, when it has one.
-    let mut held: Option<Vec<u8>> = None;
-    let mut copies: Vec<Copy<'d>> = Vec::new();
-    let mut raw = Vec::new();
-    let mut st = lock(placement);
-    while !st.stopped() && st.taken < job.nblocks {
-        let nblock = st.taken;
-        let need = job.max_block_out(nblock);
-        // Nothing is pending before this block: straight into the chunk, when the chunk has
-        // room for a buffer's worth (so that the codec sees the room it sees in a buffer: a
-        // chunk that just fits is then written as with buffers, whoever compresses it).
-        let direct = nblock == st.next && st.rest.as_ref().is_some_and(|r| r.len() >= need);
-        if direct {
-            let Some(rest) = st.rest.take() else {
-                break;
-            };
-            st.taken += 1;
-            if let Some(buf) = held.take() {
-                st.give_back(buf);
-                wake(&st);
-            }
-            drop(st);
-            raw.clear();
-            let r = with_scratch(|s| {
-                compress_block(job, nblock, worker, &mut rest[..need], s, Some(&mut raw))
-            });
-            st = lock(placement);
-            match r {
-                Ok(n) if n > 0 => {
-                    // The block is in place: record it and give the rest back.
-                    let (_, after) = rest.split_at_mut(n);
-                    st.rest = Some(after);
-                    st.record(n, &raw);
-                }
-                r => st.fail(nblock, r.err()),
-            }
-        } else {
-            if held.is_none() {
-                if st.in_use >= st.max_in_use {
-                    st = wait(st);
-                    continue;
-                }
-                held = Some(st.spare.pop().unwrap_or_default());
-                st.in_use += 1;
-            }
-            st.taken += 1;
-            drop(st);
-            let Some(buf) = held.as_mut() else {
-                return;
-            };
-            let out = &mut reuse(buf, BLOCK_OUT_OFFSET + need)[BLOCK_OUT_OFFSET..];
-            raw.clear();
-            let r = with_scratch(|s| compress_block(job, nblock, worker, out, s, Some(&mut raw)));
-            st = lock(placement);
-            let n = match r {
-                Ok(n) if n > 0 => n,
-                r => {
-                    st.fail(nblock, r.err());
-                    wake(&st);
+    Worker {
+        job,
+        worker,
+        placement,
+        changed,
+        held: None,
+        copies: Vec::new(),
+        raw: Vec::new(),
+    }
+    .run();
+}
+
+/// A thread's hold on a [`Placement`].
+type Guard<'a, 'd> = MutexGuard<'a, Placement<'d>>;
+
+/// How a thread goes on after compressing a block into its buffer.
+enum Next<'a, 'd> {
+    /// With the blocks that are now in line, then the next block.
+    Go(Guard<'a, 'd>),
+    /// The block failed: no more blocks.
+    Stop(Guard<'a, 'd>),
+    /// It had no buffer (cannot happen: it takes one first).
+    Quit,
+}
+
+/// One thread of [`compress_blocks_parallel`] and what it holds between blocks.
+struct Worker<'a, 'j, 'd> {
+    job: &'a BlockJob<'j>,
+    worker: usize,
+    placement: &'a Mutex<Placement<'d>>,
+    changed: &'a Changes,
+    /// The buffer this thread compresses into, when it has one.
+    held: Option<Vec<u8>>,
+    /// Blocks placed by this thread, to copy into the chunk outside the lock.
+    copies: Vec<Copy<'d>>,
+    /// The raw streams of the block being compressed.
+    raw: Vec<RawCopy>,
+}
+
+impl<'a, 'd> Worker<'a, '_, 'd> {
+    fn lock(&self) -> Guard<'a, 'd> {
+        lock(self.placement)
+    }
+
+    fn wait(&self, st: Guard<'a, 'd>) -> Guard<'a, 'd> {
+        self.changed.wait(self.placement, st)
+    }
+
+    fn wake(&self, st: &Guard<'a, 'd>) {
+        self.changed.signal(st)
+    }
+
+    fn run(mut self) {
+        let mut st = self.lock();
+        while !st.stopped() && st.taken < self.job.nblocks {
+            let nblock = st.taken;
+            let need = self.job.max_block_out(nblock);
+            // Nothing is pending before this block: straight into the chunk, when the chunk has
+            // room for a buffer's worth (so that the codec sees the room it sees in a buffer: a
+            // chunk that just fits is then written as with buffers, whoever compresses it).
+            let direct = nblock == st.next && st.rest.as_ref().is_some_and(|r| r.len() >= need);
+            if direct {
+                let Some(rest) = st.rest.take() else {
                     break;
-                }
-            };
-            // The block's bytes copied out of `held` (see compact_block), once it has to wait.
-            let mut compact: Option<Vec<u8>> = None;
-            let mut compacted = false;
-            loop {
-                if st.stopped() {
-                    break;
-                }
-                if st.next == nblock && st.vec.is_some() {
-                    // Appended now, under the lock; the buffer stays with this thread.
-                    let (block, compact) = match (&compact, &held) {
-                        (Some(bytes), _) => (&bytes[..], true),
-                        (None, Some(buf)) => (block_bytes(buf, n, false), false),
-                        (None, None) => break,
-                    };
-                    st.append(block, n, &raw, compact, job.src);
-                    break;
-                }
-                if st.next == nblock {
-                    if let Some(region) = st.place(n, &raw) {
-                        let (buf, compact) = match compact.take() {
-                            Some(bytes) => (Some(bytes), true),
-                            None => (held.take(), false),
-                        };
-                        if let Some(buf) = buf {
-                            copies.push(Copy {
-                                region,
-                                buf,
-                                raw: std::mem::take(&mut raw),
-                                compact,
-                            });
-                        }
-                    }
-                    break;
-                }
-                if let Some(bytes) = compact.take() {
-                    // Waits in its copy: this thread keeps its buffer and goes on.
-                    st.compact_waiting += bytes.len();
-                    st.finished.push(Finished {
-                        nblock,
-                        buf: bytes,
-                        len: n,
-                        raw: std::mem::take(&mut raw),
-                        compact: true,
-                    });
-                    break;
-                }
-                let kept = kept_bytes(n, &raw).unwrap_or(usize::MAX);
-                let block_len = job.block_len(nblock);
-                if !compacted && compacts(kept, need, block_len, st.compact_waiting, st.max_in_use)
-                {
-                    compacted = true;
-                    if let Some(buf) = held.as_ref() {
-                        drop(st);
-                        compact = compact_block(buf, n, &raw);
-                        st = lock(placement);
-                        // The lock was released: the block may be next by now, and the
-                        // change that made it so has been signalled already (waiting for
-                        // another one could wait forever).
+                };
+                st = self.compress_direct(st, rest, nblock, need);
+            } else {
+                if self.held.is_none() {
+                    if st.in_use >= st.max_in_use {
+                        st = self.wait(st);
                         continue;
                     }
+                    self.held = Some(st.spare.pop().unwrap_or_default());
+                    st.in_use += 1;
                 }
-                if st.in_use < st.max_in_use {
-                    // Another buffer may be taken: leave this block to whoever writes the one
-                    // before it and go on.
-                    if let Some(buf) = held.take() {
-                        st.finished.push(Finished {
-                            nblock,
+                st = match self.compress_buffered(st, nblock, need) {
+                    Next::Go(st) => st,
+                    Next::Stop(stopped) => {
+                        st = stopped;
+                        break;
+                    }
+                    Next::Quit => return,
+                };
+            }
+            st = self.copy_placed(st);
+        }
+        if let Some(buf) = self.held.take() {
+            st.give_back(buf);
+        }
+        self.wake(&st);
+    }
+
+    /// Compresses block `nblock`, the next in line, straight into `rest`, the chunk's room from
+    /// its place on.
+    fn compress_direct(
+        &mut self,
+        mut st: Guard<'a, 'd>,
+        rest: &'d mut [u8],
+        nblock: usize,
+        need: usize,
+    ) -> Guard<'a, 'd> {
+        st.taken += 1;
+        if let Some(buf) = self.held.take() {
+            st.give_back(buf);
+            self.wake(&st);
+        }
+        drop(st);
+        self.raw.clear();
+        let (job, worker, raw) = (self.job, self.worker, &mut self.raw);
+        let r =
+            with_scratch(|s| compress_block(job, nblock, worker, &mut rest[..need], s, Some(raw)));
+        let mut st = self.lock();
+        match r {
+            Ok(n) if n > 0 => {
+                // The block is in place: record it and give the rest back.
+                let (_, after) = rest.split_at_mut(n);
+                st.rest = Some(after);
+                st.record(n, &self.raw);
+            }
+            r => st.fail(nblock, r.err()),
+        }
+        st
+    }
+
+    /// Compresses block `nblock` into the thread's buffer, then places it or leaves it waiting
+    /// (see [`Worker::settle`]).
+    fn compress_buffered(
+        &mut self,
+        mut st: Guard<'a, 'd>,
+        nblock: usize,
+        need: usize,
+    ) -> Next<'a, 'd> {
+        st.taken += 1;
+        drop(st);
+        let Some(buf) = self.held.as_mut() else {
+            return Next::Quit;
+        };
+        let out = &mut reuse(buf, BLOCK_OUT_OFFSET + need)[BLOCK_OUT_OFFSET..];
+        self.raw.clear();
+        let (job, worker, raw) = (self.job, self.worker, &mut self.raw);
+        let r = with_scratch(|s| compress_block(job, nblock, worker, out, s, Some(raw)));
+        let mut st = self.lock();
+        match r {
+            Ok(n) if n > 0 => Next::Go(self.settle(st, nblock, need, n)),
+            r => {
+                st.fail(nblock, r.err());
+                self.wake(&st);
+                Next::Stop(st)
+            }
+        }
+    }
+
+    /// Block `nblock`, compressed into `n` bytes of the thread's buffer: appended or placed when
+    /// it is next in line, else left waiting in a compact copy or in its buffer, else waited
+    /// with until one of those can be done.
+    fn settle(
+        &mut self,
+        mut st: Guard<'a, 'd>,
+        nblock: usize,
+        need: usize,
+        n: usize,
+    ) -> Guard<'a, 'd> {
+        // The block's bytes copied out of `held` (see compact_block), once it has to wait.
+        let mut compact: Option<Vec<u8>> = None;
+        let mut compacted = false;
+        loop {
+            if st.stopped() {
+                break;
+            }
+            if st.next == nblock && st.vec.is_some() {
+                // Appended now, under the lock; the buffer stays with this thread.
+                let (block, compact) = match (&compact, &self.held) {
+                    (Some(bytes), _) => (&bytes[..], true),
+                    (None, Some(buf)) => (block_bytes(buf, n, false), false),
+                    (None, None) => break,
+                };
+                st.append(block, n, &self.raw, compact, self.job.src);
+                break;
+            }
+            if st.next == nblock {
+                if let Some(region) = st.place(n, &self.raw) {
+                    let (buf, compact) = match compact.take() {
+                        Some(bytes) => (Some(bytes), true),
+                        None => (self.held.take(), false),
+                    };
+                    if let Some(buf) = buf {
+                        self.copies.push(Copy {
+                            region,
                             buf,
-                            len: n,
-                            raw: std::mem::take(&mut raw),
-                            compact: false,
+                            raw: std::mem::take(&mut self.raw),
+                            compact,
                         });
                     }
-                    break;
                 }
-                st = wait(st);
+                break;
             }
-        }
-        st.place_finished(&mut copies, job.src);
-        wake(&st);
-        if !copies.is_empty() {
-            drop(st);
-            for c in copies.iter_mut() {
-                c.run();
+            if let Some(bytes) = compact.take() {
+                // Waits in its copy: this thread keeps its buffer and goes on.
+                st.compact_waiting += bytes.len();
+                st.finished.push(Finished {
+                    nblock,
+                    buf: bytes,
+                    len: n,
+                    raw: std::mem::take(&mut self.raw),
+                    compact: true,
+                });
+                break;
             }
-            st = lock(placement);
-            for Copy { buf, compact, .. } in copies.drain(..) {
-                // This thread's own buffer stays in its hands for the next block; a compact
-                // copy is dropped.
-                if compact {
+            let kept = kept_bytes(n, &self.raw).unwrap_or(usize::MAX);
+            let block_len = self.job.block_len(nblock);
+            if !compacted && compacts(kept, need, block_len, st.compact_waiting, st.max_in_use) {
+                compacted = true;
+                if let Some(buf) = self.held.as_ref() {
+                    drop(st);
+                    compact = compact_block(buf, n, &self.raw);
+                    st = self.lock();
+                    // The lock was released: the block may be next by now, and the change
+                    // that made it so has been signalled already (waiting for another one
+                    // could wait forever).
                     continue;
                 }
-                if held.is_none() {
-                    held = Some(buf);
-                } else {
-                    st.give_back(buf);
-                }
             }
-            wake(&st);
+            if st.in_use < st.max_in_use {
+                // Another buffer may be taken: leave this block to whoever writes the one
+                // before it and go on.
+                if let Some(buf) = self.held.take() {
+                    st.finished.push(Finished {
+                        nblock,
+                        buf,
+                        len: n,
+                        raw: std::mem::take(&mut self.raw),
+                        compact: false,
+                    });
+                }
+                break;
+            }
+            st = self.wait(st);
         }
+        st
     }
-    if let Some(buf) = held.take() {
-        st.give_back(buf);
+
+    /// Places the finished blocks now in line and copies the blocks this thread placed into
+    /// the chunk, outside the lock; keeps one block buffer for the next block.
+    fn copy_placed(&mut self, mut st: Guard<'a, 'd>) -> Guard<'a, 'd> {
+        st.place_finished(&mut self.copies, self.job.src);
+        self.wake(&st);
+        if self.copies.is_empty() {
+            return st;
+        }
+        drop(st);
+        for c in self.copies.iter_mut() {
+            c.run();
+        }
+        let mut st = self.lock();
+        for Copy { buf, compact, .. } in self.copies.drain(..) {
+            // This thread's own buffer stays in its hands for the next block; a compact copy
+            // is dropped.
+            if compact {
+                continue;
+            }
+            if self.held.is_none() {
+                self.held = Some(buf);
+            } else {
+                st.give_back(buf);
+            }
+        }
+        self.wake(&st);
+        st
     }
-    wake(&st);
 }
 
 #[cfg(test)]

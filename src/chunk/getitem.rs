@@ -241,7 +241,7 @@ fn zfp_rate_layout<'p>(
     steps: &[(u8, u8)],
 ) -> Option<&'p ArrayLayout> {
     if h.compformat() != codecs::UDCODEC_FORMAT
-        || h.udcompcode != super::plugins::ZFP_RATE
+        || h.udcompcode != crate::codecs::ZFP_RATE
         || !steps.is_empty()
         || dparams.postfilter.is_some()
         || h.special_raw() != 0

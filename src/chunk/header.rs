@@ -79,17 +79,8 @@ pub enum Special {
 /// Mask of the special kind once `blosc2_flags` is shifted right by 4.
 pub const SPECIAL_MASK: u8 = 7;
 
-/// Filter id: an empty pipeline slot (`BLOSC_NOFILTER`).
-pub const NOFILTER: u8 = 0;
-/// Filter id: byte shuffle (`BLOSC_SHUFFLE`).
-pub const SHUFFLE: u8 = 1;
-/// Filter id: bit shuffle (`BLOSC_BITSHUFFLE`).
-pub const BITSHUFFLE: u8 = 2;
-/// Filter id: XOR delta against the chunk's first block (`BLOSC_DELTA`).
-pub const DELTA: u8 = 3;
-/// Filter id: truncate float precision to the number of bits in the slot's meta byte
-/// (`BLOSC_TRUNC_PREC`).
-pub const TRUNC_PREC: u8 = 4;
+/// The filter ids the chunk header's flags stand for (defined with the other filter ids).
+pub use crate::filters::names::{BITSHUFFLE, DELTA, NOFILTER, SHUFFLE, TRUNC_PREC};
 
 /// A parsed chunk header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

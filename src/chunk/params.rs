@@ -22,6 +22,68 @@ pub const AUTO_SPLIT: i32 = 3;
 /// that readers of older formats can read the chunks.
 pub const FORWARD_COMPAT_SPLIT: i32 = 4;
 
+/// The plain values of c-blosc2's default compression parameters (`BLOSC2_CPARAMS_DEFAULTS`;
+/// its pointers are NULL and its `tuner_id` 0): the one source of [`CParams::default`], of the
+/// C layer's `blosc2_get_blosc2_cparams_defaults` and of the global settings' start values. A
+/// test checks the header's macro against it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CParamsDefaults {
+    /// BloscLZ.
+    pub compcode: u8,
+    /// 0.
+    pub compcode_meta: u8,
+    /// 5.
+    pub clevel: u8,
+    /// No dictionary.
+    pub use_dict: bool,
+    /// 8.
+    pub typesize: i32,
+    /// 1.
+    pub nthreads: i16,
+    /// 0: automatic.
+    pub blocksize: i32,
+    /// [`FORWARD_COMPAT_SPLIT`].
+    pub splitmode: i32,
+    /// Shuffle in the last slot.
+    pub filters: [u8; MAX_FILTERS],
+    /// All 0.
+    pub filters_meta: [u8; MAX_FILTERS],
+    /// false.
+    pub instr_codec: bool,
+}
+
+/// c-blosc2's default compression parameters.
+pub const CPARAMS_DEFAULTS: CParamsDefaults = CParamsDefaults {
+    compcode: crate::codecs::BLOSCLZ,
+    compcode_meta: 0,
+    clevel: 5,
+    use_dict: false,
+    typesize: 8,
+    nthreads: 1,
+    blocksize: 0,
+    splitmode: FORWARD_COMPAT_SPLIT,
+    filters: [0, 0, 0, 0, 0, SHUFFLE],
+    filters_meta: [0; MAX_FILTERS],
+    instr_codec: false,
+};
+
+/// The plain values of c-blosc2's default decompression parameters (`BLOSC2_DPARAMS_DEFAULTS`;
+/// its pointers are NULL), the one source of [`DParams::default`] and of the C layer's
+/// `blosc2_get_blosc2_dparams_defaults`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DParamsDefaults {
+    /// 1.
+    pub nthreads: i16,
+    /// 8.
+    pub typesize: i32,
+}
+
+/// c-blosc2's default decompression parameters.
+pub const DPARAMS_DEFAULTS: DParamsDefaults = DParamsDefaults {
+    nthreads: 1,
+    typesize: 8,
+};
+
 /// The n-dimensional layout of the super-chunk a chunk is compressed for, from its "b2nd"
 /// metalayer. The filters that work on cells of a block (ndcell, ndmean) need it; c-blosc2's
 /// read that metalayer through `cparams->schunk` on each call, here the super-chunk hands it
@@ -233,18 +295,19 @@ impl CParams {
 
 impl Default for CParams {
     fn default() -> Self {
+        let d = CPARAMS_DEFAULTS;
         CParams {
-            compcode: crate::codecs::BLOSCLZ,
-            compcode_meta: 0,
-            clevel: 5,
-            use_dict: false,
-            typesize: 8,
-            nthreads: 1,
-            blocksize: 0,
-            splitmode: FORWARD_COMPAT_SPLIT,
-            filters: [0, 0, 0, 0, 0, SHUFFLE],
-            filters_meta: [0; MAX_FILTERS],
-            instr_codec: false,
+            compcode: d.compcode,
+            compcode_meta: d.compcode_meta,
+            clevel: d.clevel,
+            use_dict: d.use_dict,
+            typesize: d.typesize,
+            nthreads: d.nthreads,
+            blocksize: d.blocksize,
+            splitmode: d.splitmode,
+            filters: d.filters,
+            filters_meta: d.filters_meta,
+            instr_codec: d.instr_codec,
             legacy_header: false,
             prefilter: None,
             user_codec: None,
@@ -298,8 +361,8 @@ pub struct DParams {
 impl Default for DParams {
     fn default() -> Self {
         DParams {
-            nthreads: 1,
-            typesize: 8,
+            nthreads: DPARAMS_DEFAULTS.nthreads,
+            typesize: DPARAMS_DEFAULTS.typesize,
             postfilter: None,
             user_codecs: Arc::new([]),
             user_filters: Arc::new([]),
@@ -307,5 +370,50 @@ impl Default for DParams {
             schunk_typesize: None,
             owner: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::header_text::initializer;
+
+    /// The header's `BLOSC2_CPARAMS_DEFAULTS` and `BLOSC2_DPARAMS_DEFAULTS` macros hold the
+    /// values of [`CPARAMS_DEFAULTS`] and [`DPARAMS_DEFAULTS`] (pointers NULL, tuner_id 0), field
+    /// by field in `blosc2_cparams`/`blosc2_dparams` order.
+    #[test]
+    fn header_defaults_are_the_cores() {
+        let d = CPARAMS_DEFAULTS;
+        let mut want: Vec<i64> = vec![
+            d.compcode.into(),
+            d.compcode_meta.into(),
+            d.clevel.into(),
+            d.use_dict.into(),
+            d.typesize.into(),
+            d.nthreads.into(),
+            d.blocksize.into(),
+            d.splitmode.into(),
+            0, // schunk
+        ];
+        want.extend(d.filters.map(i64::from));
+        want.extend(d.filters_meta.map(i64::from));
+        // prefilter, preparams, tuner_params, tuner_id
+        want.extend([0, 0, 0, 0, d.instr_codec.into()]);
+        // codec_params, filter_params[6]
+        want.extend([0; 7]);
+        assert_eq!(initializer("BLOSC2_CPARAMS_DEFAULTS"), want);
+
+        let d = DPARAMS_DEFAULTS;
+        // nthreads, schunk, postfilter, postparams, typesize
+        let want: Vec<i64> = vec![d.nthreads.into(), 0, 0, 0, d.typesize.into()];
+        assert_eq!(initializer("BLOSC2_DPARAMS_DEFAULTS"), want);
+
+        let p = CParams::default();
+        assert_eq!((p.compcode, p.clevel, p.typesize), (0, 5, 8));
+        assert_eq!((p.splitmode, p.filters), (4, [0, 0, 0, 0, 0, 1]));
+        assert_eq!(
+            (DParams::default().nthreads, DParams::default().typesize),
+            (1, 8)
+        );
     }
 }

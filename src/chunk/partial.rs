@@ -340,6 +340,30 @@ pub struct BlockSpan {
     pub used: usize,
 }
 
+/// Chunk `src` opened for [`for_each_block_part`]; None when it is decoded whole anyway or
+/// `spans` does not fit its blocks.
+fn open_for_parts<'a>(
+    dparams: &DParams,
+    src: &'a [u8],
+    spans: &[BlockSpan],
+    reader: Option<&'a dyn LazyBlocks>,
+) -> Result<Option<Chunk<'a>>> {
+    let header = ChunkHeader::parse(src)?;
+    if header.special_raw() != 0
+        || header.is_vl_blocks()
+        || (header.is_lazy() && (reader.is_none() || header.memcpyed()))
+        || header.nbytes == 0
+        || dparams.postfilter.is_some()
+    {
+        return Ok(None);
+    }
+    let chunk = Chunk::open_with(src, header.nbytes as usize, reader)?;
+    let fits = |b: &BlockSpan| {
+        b.nblock < chunk.nblocks && b.from < b.to && b.to <= chunk.block_len(b.nblock)
+    };
+    Ok(spans.iter().all(fits).then_some(chunk))
+}
+
 /// For each span of `spans`, decodes its bytes of its block of chunk `src` and hands them to
 /// `f` with the span's index: a caller copying parts of some blocks elsewhere (a b2nd slice)
 /// decodes each stream only as far as its part needs and keeps its working set to one block.
@@ -363,22 +387,9 @@ pub fn for_each_block_part(
     reader: Option<&dyn LazyBlocks>,
     mut f: impl FnMut(usize, &DecodedPart<'_>) -> Result<()>,
 ) -> Result<bool> {
-    let header = ChunkHeader::parse(src)?;
-    if header.special_raw() != 0
-        || header.is_vl_blocks()
-        || (header.is_lazy() && (reader.is_none() || header.memcpyed()))
-        || header.nbytes == 0
-        || dparams.postfilter.is_some()
-    {
+    let Some(chunk) = open_for_parts(dparams, src, spans, reader)? else {
         return Ok(false);
-    }
-    let chunk = Chunk::open_with(src, header.nbytes as usize, reader)?;
-    let fits = |b: &BlockSpan| {
-        b.nblock < chunk.nblocks && b.from < b.to && b.to <= chunk.block_len(b.nblock)
     };
-    if !spans.iter().all(fits) {
-        return Ok(false);
-    }
     let memcpyed = chunk.header.memcpyed();
     let bs = chunk.header.blocksize as usize;
     let steps = pipeline::backward_steps(&chunk.header.filters, &chunk.header.filters_meta);

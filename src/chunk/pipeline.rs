@@ -14,13 +14,7 @@ use crate::filters::{bitshuffle, bytedelta, delta, shuffle, trunc_prec};
 use crate::{Error, Result};
 use std::sync::{Arc, OnceLock};
 
-/// Ids of the bytedelta filters (registered plugin ids in c-blosc2): the old one and the fixed one.
-pub const BYTEDELTA_BUGGY: u8 = 34;
-/// Id of the fixed bytedelta filter (`BLOSC_FILTER_BYTEDELTA`); its meta byte, the number of
-/// byte streams (normally the typesize), must be non-zero to compress.
-pub const BYTEDELTA: u8 = 35;
-/// Filters with ids above this are plugins or user-defined.
-pub const DEFINED_FILTERS_STOP: u8 = 31;
+pub use crate::filters::names::{BYTEDELTA, BYTEDELTA_BUGGY, DEFINED_FILTERS_STOP};
 
 /// Where the current data of a block lives while filters run.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

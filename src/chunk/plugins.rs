@@ -8,24 +8,12 @@ use std::sync::Arc;
 use super::params::{
     ArrayLayout, CParams, CodecEntry, DParams, FilterEntry, UserCodec, UserFilter,
 };
-use crate::codecs::{ndlz, zfp};
+use crate::codecs::names::{self as codec_names, Provider as CodecProvider};
+use crate::codecs::{ndlz, zfp, NDLZ, ZFP_ACC, ZFP_PREC, ZFP_RATE};
+use crate::filters::names::{self as filter_names, Provider as FilterProvider};
+use crate::filters::names::{INT_TRUNC, NDCELL, NDMEAN};
 use crate::filters::{int_trunc, ndcell, ndmean};
 use crate::{Error, Result};
-
-/// `BLOSC_CODEC_NDLZ`.
-pub const NDLZ: u8 = 32;
-/// `BLOSC_CODEC_ZFP_FIXED_ACCURACY`.
-pub const ZFP_ACC: u8 = 33;
-/// `BLOSC_CODEC_ZFP_FIXED_PRECISION`.
-pub const ZFP_PREC: u8 = 34;
-/// `BLOSC_CODEC_ZFP_FIXED_RATE`.
-pub const ZFP_RATE: u8 = 35;
-/// `BLOSC_FILTER_NDCELL`.
-pub const NDCELL: u8 = 32;
-/// `BLOSC_FILTER_NDMEAN`.
-pub const NDMEAN: u8 = 33;
-/// `BLOSC_FILTER_INT_TRUNC`.
-pub const INT_TRUNC: u8 = 36;
 
 /// A filter callback's answer: 0 on success, the error's code otherwise.
 fn status(result: Result<()>) -> i32 {
@@ -88,33 +76,38 @@ impl UserFilter for Cellwise {
     }
 }
 
-/// The entries the registry starts with.
-pub fn builtin_filters() -> Vec<FilterEntry> {
-    let entry = |id, name: &str, filter: Arc<dyn UserFilter>| FilterEntry {
-        id,
-        name: name.into(),
-        version: 1,
-        filter,
-    };
-    vec![
-        entry(
-            NDCELL,
-            "ndcell",
-            Arc::new(Cellwise {
-                forward: ndcell::ndcell_forward,
-                backward: ndcell::ndcell_backward,
-            }),
-        ),
-        entry(
-            NDMEAN,
-            "ndmean",
-            Arc::new(Cellwise {
-                forward: ndmean::ndmean_forward,
-                backward: ndmean::ndmean_backward,
-            }),
-        ),
-        entry(INT_TRUNC, "int_trunc", Arc::new(IntTrunc)),
-    ]
+/// The implementation of a filter the registry starts with.
+fn initial_filter(id: u8) -> Option<Arc<dyn UserFilter>> {
+    Some(match id {
+        NDCELL => Arc::new(Cellwise {
+            forward: ndcell::ndcell_forward,
+            backward: ndcell::ndcell_backward,
+        }),
+        NDMEAN => Arc::new(Cellwise {
+            forward: ndmean::ndmean_forward,
+            backward: ndmean::ndmean_backward,
+        }),
+        INT_TRUNC => Arc::new(IntTrunc),
+        _ => return None,
+    })
+}
+
+/// The filters the registry starts with: those of [`filter_names::FILTERS`] registered at
+/// start-up, with their names there.
+pub fn initial_filters() -> Vec<FilterEntry> {
+    let registered = filter_names::FILTERS
+        .iter()
+        .filter(|f| f.provider == FilterProvider::Registered);
+    registered
+        .filter_map(|f| {
+            Some(FilterEntry {
+                id: f.id,
+                name: f.name.into(),
+                version: 1,
+                filter: initial_filter(f.id)?,
+            })
+        })
+        .collect()
 }
 
 /// NDLZ works on the blocks of 2-D arrays: like ndcell it needs the array's layout to compress
@@ -197,25 +190,52 @@ impl UserCodec for Zfp {
     }
 }
 
-/// The codecs the registry starts with (complib codes and versions as c-blosc2 registers them).
-pub fn builtin_codecs() -> Vec<CodecEntry> {
-    let zfp_entry = |id, name: &str, mode: fn(u8) -> zfp::Mode| CodecEntry {
-        id,
-        name: name.into(),
-        complib: id,
-        version: 1,
-        codec: Arc::new(Zfp { mode }),
-    };
-    vec![
-        CodecEntry {
-            id: NDLZ,
-            name: "ndlz".into(),
-            complib: NDLZ,
-            version: 1,
-            codec: Arc::new(Ndlz),
-        },
-        zfp_entry(ZFP_ACC, "zfp_acc", |m| zfp::Mode::Accuracy(m as i8)),
-        zfp_entry(ZFP_PREC, "zfp_prec", zfp::Mode::Precision),
-        zfp_entry(ZFP_RATE, "zfp_rate", zfp::Mode::Rate),
-    ]
+/// The implementation of a codec the registry starts with.
+fn initial_codec(id: u8) -> Option<Arc<dyn UserCodec>> {
+    let zfp = |mode| Arc::new(Zfp { mode }) as Arc<dyn UserCodec>;
+    Some(match id {
+        NDLZ => Arc::new(Ndlz),
+        ZFP_ACC => zfp(|m| zfp::Mode::Accuracy(m as i8)),
+        ZFP_PREC => zfp(zfp::Mode::Precision),
+        ZFP_RATE => zfp(zfp::Mode::Rate),
+        _ => return None,
+    })
+}
+
+/// The codecs the registry starts with: those of [`codec_names::CODECS`] registered at start-up
+/// with their functions, with their names there (complib codes and versions as c-blosc2
+/// registers them).
+pub fn initial_codecs() -> Vec<CodecEntry> {
+    let registered = codec_names::CODECS
+        .iter()
+        .filter(|c| c.provider == CodecProvider::Registered);
+    registered
+        .filter_map(|c| {
+            Some(CodecEntry {
+                id: c.id,
+                name: c.name.into(),
+                complib: c.id,
+                version: 1,
+                codec: initial_codec(c.id)?,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every codec and filter the tables say are registered at start-up has its implementation
+    /// here, and nothing else is registered.
+    #[test]
+    fn the_tables_registered_entries_all_have_implementations() {
+        let codecs: Vec<u8> = initial_codecs().iter().map(|e| e.id).collect();
+        assert_eq!(codecs, [NDLZ, ZFP_ACC, ZFP_PREC, ZFP_RATE]);
+        let filters: Vec<u8> = initial_filters().iter().map(|e| e.id).collect();
+        assert_eq!(filters, [NDCELL, NDMEAN, INT_TRUNC]);
+        let names: Vec<String> = initial_filters().into_iter().map(|e| e.name).collect();
+        assert_eq!(names, ["ndcell", "ndmean", "int_trunc"]);
+        assert!(initial_codec(36).is_none() && initial_filter(35).is_none());
+    }
 }

@@ -96,10 +96,10 @@ impl<E: Entry> Entries<E> {
 
 /// Starts with the codecs c-blosc2 registers at init, as `FILTERS` does with the filters.
 static CODECS: LazyLock<RwLock<Entries<CodecEntry>>> =
-    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::builtin_codecs())));
+    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::initial_codecs())));
 /// Starts with the filters c-blosc2 registers at init, so no caller can see it without them.
 static FILTERS: LazyLock<RwLock<Entries<FilterEntry>>> =
-    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::builtin_filters())));
+    LazyLock::new(|| RwLock::new(Entries::new(super::plugins::initial_filters())));
 /// How many codecs and filters have been registered since the start (the registries only grow):
 /// lets a holder of [`all_codecs`] / [`all_filters`] copies know they are still complete.
 static REGISTRATIONS: AtomicUsize = AtomicUsize::new(0);

@@ -1,5 +1,5 @@
 //! Codecs: BloscLZ (pure Rust), LZ4/LZ4HC, zlib, Zstd. User codecs are registered in
-//! [`crate::chunk::registry`].
+//! [`crate::chunk::registry`]; [`names::CODECS`] lists every codec id c-blosc2 names.
 //!
 //! The chunk engine calls `compress_stream`/`decompress_stream` once per data stream of a block.
 //! LZ4, zlib and Zstd are the same C libraries c-blosc2 links (lz4 1.10, zstd 1.5.7, zlib-ng);
@@ -32,6 +32,14 @@ pub const ZLIB: u8 = 4;
 pub const ZSTD: u8 = 5;
 /// First id that is not one of the codecs c-blosc2 defines itself.
 pub const LAST_CODEC: u8 = 6;
+/// Codec id of NDLZ (`BLOSC_CODEC_NDLZ`), registered at start-up (`chunk::plugins`).
+pub const NDLZ: u8 = 32;
+/// Codec id of zfp in fixed-accuracy mode (`BLOSC_CODEC_ZFP_FIXED_ACCURACY`).
+pub const ZFP_ACC: u8 = 33;
+/// Codec id of zfp in fixed-precision mode (`BLOSC_CODEC_ZFP_FIXED_PRECISION`).
+pub const ZFP_PREC: u8 = 34;
+/// Codec id of zfp in fixed-rate mode (`BLOSC_CODEC_ZFP_FIXED_RATE`).
+pub const ZFP_RATE: u8 = 35;
 
 /// Codec library id (the 3-bit "format" field in the chunk flags) of BloscLZ.
 pub const BLOSCLZ_FORMAT: u8 = 0;
@@ -44,21 +52,7 @@ pub const ZSTD_FORMAT: u8 = 4;
 /// Codec library id saying "a user codec: its id is in the extended header".
 pub const UDCODEC_FORMAT: u8 = 6;
 
-/// The format code stored in bits 5..7 of the chunk flags for a codec id.
-pub fn compformat(compcode: u8) -> u8 {
-    match compcode {
-        BLOSCLZ => BLOSCLZ_FORMAT,
-        LZ4 | LZ4HC => LZ4_FORMAT,
-        ZLIB => ZLIB_FORMAT,
-        ZSTD => ZSTD_FORMAT,
-        _ => UDCODEC_FORMAT,
-    }
-}
-
-/// Whether a codec id is one of the built-in codecs.
-pub fn is_builtin(compcode: u8) -> bool {
-    matches!(compcode, BLOSCLZ | LZ4 | LZ4HC | ZLIB | ZSTD)
-}
+pub use names::{compformat, is_builtin};
 
 /// A dictionary prepared for one chunk (compression or decompression side).
 pub(crate) enum Dict<'a> {

@@ -13,6 +13,7 @@ pub mod bytedelta;
 pub(crate) mod cpu;
 pub mod delta;
 pub mod int_trunc;
+pub mod names;
 pub mod ndcell;
 pub mod ndmean;
 pub mod shuffle;

@@ -26,10 +26,9 @@ pub const VL_BLOCKS: u8 = 0x80;
 /// Bit 0 of the second "other flags" byte: chunks were compressed with a dictionary.
 pub const USE_DICT: u8 = 0x1;
 
-/// Codec-flag value saying "the codec id is in the user-defined codec byte".
-pub const UDCODEC_FORMAT: u8 = 6;
-/// First codec id that is not a built-in one.
-pub const LAST_CODEC: u8 = 6;
+/// Codec-flag value saying "the codec id is in the user-defined codec byte"; first codec id that
+/// is not a built-in one.
+pub use crate::codecs::{LAST_CODEC, UDCODEC_FORMAT};
 
 // Positions of the fixed fields (each just after its msgpack marker).
 pub(crate) const POS_HEADER_LEN: usize = 11;

@@ -169,6 +169,21 @@ struct Parts {
     vlmetas: Vec<Meta>,
 }
 
+impl Parts {
+    /// What the frame's fingerprint says of these parts; its table's vlmetalayer is taken out
+    /// of `vlmetas` (it is not one of the user's).
+    fn fingerprint(&mut self) -> fingerprint::State {
+        let table = fingerprint::take_table_meta(&mut self.vlmetas);
+        fingerprint::evaluate(
+            &self.header_bytes,
+            &self.off_bytes,
+            &self.trailer_bytes,
+            table.as_ref(),
+            self.offsets.len(),
+        )
+    }
+}
+
 impl Frame {
     /// Marks the frame as being built (`true`) by the call that created its file, or done
     /// (`false`); returns the previous mark. While built, nothing in the file has been
@@ -330,25 +345,9 @@ impl Frame {
             Backing::Sparse { index, .. } => (&**index, 0),
         };
         let sparse = matches!(backing, Backing::Sparse { .. });
-        let Parts {
-            header: h,
-            header_bytes,
-            offsets,
-            off_bytes,
-            trailer_len,
-            trailer_bytes,
-            metas,
-            mut vlmetas,
-        } = read_parts(store, base, exact_len, sparse)?;
-        let table = fingerprint::take_table_meta(&mut vlmetas);
+        let mut parts = read_parts(store, base, exact_len, sparse)?;
         let mut fp = FpState::default();
-        match fingerprint::evaluate(
-            &header_bytes,
-            &off_bytes,
-            &trailer_bytes,
-            table.as_ref(),
-            offsets.len(),
-        ) {
+        match parts.fingerprint() {
             fingerprint::State::Valid(t) => fp.table = Some(t),
             fingerprint::State::Damaged(r) => fp.damaged = Some(r),
             fingerprint::State::Absent(_) => {}
@@ -356,9 +355,9 @@ impl Frame {
         let frame = Frame {
             backing,
             io,
-            header: h,
-            offsets,
-            trailer_len,
+            header: parts.header,
+            offsets: parts.offsets,
+            trailer_len: parts.trailer_len,
             offsets_adjust: None,
             building: false,
             fp,
@@ -369,8 +368,8 @@ impl Frame {
         }
         Ok(Opened {
             frame,
-            metas,
-            vlmetas,
+            metas: parts.metas,
+            vlmetas: parts.vlmetas,
             flags2,
         })
     }

@@ -1,7 +1,7 @@
 //! A frame's fingerprints at work: the table kept current through changes, chunk reads checked
 //! against it, whole frames verified (docs/FINGERPRINTS.md).
 
-use super::fingerprint::{self, Entry, FpChange, Region, Report, State};
+use super::fingerprint::{Entry, FpChange, Region, Report, State};
 use super::*;
 
 impl Frame {
@@ -163,22 +163,14 @@ impl Frame {
             chunk_bytes: 0,
             unreferenced: 0,
         };
-        let parts = match read_parts(store, base, exact, self.is_sparse()) {
+        let mut parts = match read_parts(store, base, exact, self.is_sparse()) {
             Ok(p) => p,
             Err(_) => {
                 report.damaged.push(Region::Layout);
                 return Ok(report);
             }
         };
-        let mut vlmetas = parts.vlmetas;
-        let table_meta = fingerprint::take_table_meta(&mut vlmetas);
-        let table = match fingerprint::evaluate(
-            &parts.header_bytes,
-            &parts.off_bytes,
-            &parts.trailer_bytes,
-            table_meta.as_ref(),
-            parts.offsets.len(),
-        ) {
+        let table = match parts.fingerprint() {
             State::Absent(why) => {
                 report.absent = Some(why);
                 return Ok(report);

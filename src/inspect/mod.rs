@@ -127,15 +127,9 @@ pub fn codec_name(code: u8) -> String {
 
 /// Name of a filter id.
 pub fn filter_name(id: u8) -> String {
-    match id {
-        0 => "nofilter".into(),
-        1 => "shuffle".into(),
-        2 => "bitshuffle".into(),
-        3 => "delta".into(),
-        4 => "trunc_prec".into(),
-        35 => "bytedelta".into(),
-        n => format!("filter{n}"),
-    }
+    crate::filters::names::name_of(id)
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("filter{id}"))
 }
 
 /// The filters of a pipeline that do something, by name.

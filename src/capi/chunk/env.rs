@@ -39,6 +39,23 @@ fn getenv(name: &CStr) -> Option<String> {
     }
 }
 
+/// Whether the environment variable `name` is set (read with `getenv`, as c-blosc2 reads it).
+pub(crate) fn env_is_set(name: &CStr) -> bool {
+    getenv(name).is_some()
+}
+
+/// c-blosc2's report of what its automatic tuner chose, printed to stderr when BLOSC_INFO is set
+/// (looked up at every compression, as c-blosc2 does); the core calls it (see
+/// `chunk::compress::set_tuning_report`).
+pub(crate) fn print_tuning_info(c: &crate::chunk::compress::TuningChoice) {
+    if env_is_set(c"BLOSC_INFO") {
+        eprintln!(
+            "[INFO] - compcode: {}, clevel: {}, blocksize: {}, splitmode: {}, typesize: {}",
+            c.compcode, c.clevel, c.blocksize, c.splitmode, c.typesize
+        );
+    }
+}
+
 /// Whether any environment variable's name starts with `BLOSC_`.
 #[cfg(unix)]
 fn blosc_vars_set() -> bool {

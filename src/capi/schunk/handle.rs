@@ -624,7 +624,7 @@ pub(crate) unsafe fn sync_mirror(p: *mut blosc2_schunk) {
 /// `cparams` with c-blosc2's `blosc2_schunk_new` rule for its btune plugin tuner (id 32):
 /// BTUNE_TRADEOFF set names it, and it takes no dictionary. None when neither applies.
 fn btune_from_env(cparams: &blosc2_cparams, schunk: *mut blosc2_schunk) -> Option<blosc2_cparams> {
-    let named = std::env::var_os("BTUNE_TRADEOFF").is_some();
+    let named = crate::capi::chunk::env_is_set(c"BTUNE_TRADEOFF");
     use crate::capi::tuner::BTUNE;
     if !named && cparams.tuner_id != BTUNE {
         return None;
