@@ -471,6 +471,66 @@ fn write_frame_safely(
 /// past the frame's end are that large.
 const MOVE_GROUP: i64 = 1 << 20;
 
+/// How an update's tail moves (see [`write_update_safely`]).
+struct TailMove {
+    /// The change in size: where the tail goes, relative to where it is.
+    delta: i64,
+    /// The index in force while the tail moves: the new chunk(s) at `far`, the tail where it
+    /// is now (data offsets).
+    cur: Vec<i64>,
+    /// The positions in the index of the tail's chunks.
+    tail: Vec<usize>,
+    /// The groups of whole tail chunks (data offsets, start..end), in the order they move.
+    groups: Vec<(i64, i64)>,
+}
+
+/// Plans an update's tail move: `far_data` is `far` as a data offset.
+fn plan_tail_move(edit: &DataEdit<'_>, offsets: &[i64], far_data: i64) -> TailMove {
+    let n_len = edit.chunk.len() as i64;
+    let new_tail = edit.at + n_len;
+    let delta = new_tail - edit.tail_from;
+    let (tail_from, tail_end) = (edit.tail_from, edit.tail_from + edit.tail_len);
+    let mut cur: Vec<i64> = offsets.to_vec();
+    let mut tail = Vec::new();
+    for (j, o) in cur.iter_mut().enumerate() {
+        if edit.tail_len > 0 && *o >= new_tail {
+            *o -= delta;
+            tail.push(j);
+        } else if (edit.at..new_tail).contains(o) {
+            // A new chunk (`edit.chunk` may hold several, one after the other).
+            *o += far_data - edit.at;
+        }
+    }
+    // Groups of whole chunks: the tail cut where its chunks start.
+    let mut cuts: Vec<i64> = tail.iter().map(|&j| cur[j]).collect();
+    cuts.push(tail_from);
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.retain(|&c| (tail_from..tail_end).contains(&c));
+    let group_max = MOVE_GROUP.max((edit.tail_len + 31) / 32);
+    let mut groups: Vec<(i64, i64)> = Vec::new();
+    for (k, &start) in cuts.iter().enumerate() {
+        let end = cuts.get(k + 1).copied().unwrap_or(tail_end);
+        match groups.last_mut() {
+            Some(g) if end - g.0 <= group_max => g.1 = end,
+            _ => groups.push((start, end)),
+        }
+    }
+    if delta > 0 {
+        groups.reverse();
+    }
+    if delta == 0 {
+        // Nothing moves: only the chunk goes to `far` first.
+        groups.clear();
+    }
+    TailMove {
+        delta,
+        cur,
+        tail,
+        groups,
+    }
+}
+
 /// [`write_frame_safely`] for an update whose chunks after the updated one (the tail) move by
 /// the change in its size. Every state a kill can leave is readable, and the bytes at the end
 /// are `write_frame`'s, as c-blosc2 writes them (docs/CRASH-SAFETY.md, "update"):
@@ -500,44 +560,12 @@ fn write_update_safely(
 ) -> Result<()> {
     let hl = new.header_len;
     let n_len = edit.chunk.len() as i64;
-    let new_tail = edit.at + n_len;
-    let delta = new_tail - edit.tail_from;
-    let (tail_from, tail_end) = (edit.tail_from, edit.tail_from + edit.tail_len);
-    // The index in force while the tail moves: the updated chunk at `far`, the tail where it
-    // is now (data offsets, from `hl`).
-    let mut cur: Vec<i64> = parts.offsets.to_vec();
-    let mut tail = Vec::new();
-    for (j, o) in cur.iter_mut().enumerate() {
-        if edit.tail_len > 0 && *o >= new_tail {
-            *o -= delta;
-            tail.push(j);
-        } else if (edit.at..new_tail).contains(o) {
-            // A new chunk (`edit.chunk` may hold several, one after the other).
-            *o += far - hl - edit.at;
-        }
-    }
-    // Groups of whole chunks: the tail cut where its chunks start.
-    let mut cuts: Vec<i64> = tail.iter().map(|&j| cur[j]).collect();
-    cuts.push(tail_from);
-    cuts.sort_unstable();
-    cuts.dedup();
-    cuts.retain(|&c| (tail_from..tail_end).contains(&c));
-    let group_max = MOVE_GROUP.max((edit.tail_len + 31) / 32);
-    let mut groups: Vec<(i64, i64)> = Vec::new();
-    for (k, &start) in cuts.iter().enumerate() {
-        let end = cuts.get(k + 1).copied().unwrap_or(tail_end);
-        match groups.last_mut() {
-            Some(g) if end - g.0 <= group_max => g.1 = end,
-            _ => groups.push((start, end)),
-        }
-    }
-    if delta > 0 {
-        groups.reverse();
-    }
-    if delta == 0 {
-        // Nothing moves: only the chunk goes to `far` first.
-        groups.clear();
-    }
+    let TailMove {
+        delta,
+        mut cur,
+        tail,
+        groups,
+    } = plan_tail_move(&edit, parts.offsets, far - hl);
     let staging = groups.iter().map(|g| g.1 - g.0).max().unwrap_or(0);
     // Past `far`: the new chunk, two staging areas, two index slots.
     let stage_at = [far + n_len, far + n_len + staging];
