@@ -49,10 +49,10 @@ pub(crate) fn env_is_set(name: &CStr) -> bool {
 /// `chunk::compress::set_tuning_report`).
 pub(crate) fn print_tuning_info(c: &crate::chunk::compress::TuningChoice) {
     if env_is_set(c"BLOSC_INFO") {
-        eprintln!(
+        crate::capi::ffi::stderr_line(format_args!(
             "[INFO] - compcode: {}, clevel: {}, blocksize: {}, splitmode: {}, typesize: {}",
             c.compcode, c.clevel, c.blocksize, c.splitmode, c.typesize
-        );
+        ));
     }
 }
 
