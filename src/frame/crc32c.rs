@@ -8,6 +8,12 @@
 //! four 256-entry tables per block length). Elsewhere a table-driven byte-at-a-time loop
 //! (slicing by 8) gives the same values.
 //!
+//! With AVX2 and VPCLMULQDQ as well, buffers of 512 bytes and more are folded by carry-less
+//! multiplication (four 256-bit registers, 128 bytes a round; the 128 bits left are reduced by
+//! the `crc32` instruction), and from 16 KiB on the fold takes 128 of every 224 bytes while
+//! three `crc32` streams take the rest, on other execution units; the streams' CRCs are joined
+//! by multiplying with powers of x modulo the polynomial (`shift_operator`, `mul_mod`).
+//!
 //! [`copy_crc32c_append`] copies a buffer and computes its CRC in the same pass: each word is
 //! loaded once, fed to the `crc32` instruction and stored, so the CRC of a chunk written into
 //! an in-memory frame costs no second read of it (for a chunk larger than the L2 cache, that
