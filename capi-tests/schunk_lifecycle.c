@@ -166,6 +166,11 @@ static void lifecycle(const char *name, bool contiguous, const char *urlpath) {
   int csize = blosc2_compress_ctx(sc->cctx, buf, sizeof(buf), own, sizeof(buf) + BLOSC2_MAX_OVERHEAD);
   printf("compress_ctx with schunk cctx -> %s\n", csize > 0 ? "ok" : "error");
   printf("append_chunk no copy -> %lld\n", (long long)blosc2_schunk_append_chunk(sc, own, false));
+  /* a chunk list keeps the caller's buffer itself, as its data pointer (frames copy it in) */
+  if (sc->storage->contiguous || sc->storage->urlpath != NULL)
+    printf("data holds the chunk handed over -> (frame)\n");
+  else
+    printf("data holds the chunk handed over -> %d\n", sc->data[sc->nchunks - 1] == own);
   seeds[7] = 8;
   fields("chunks", sc);
   check_data("chunks", sc, seeds);

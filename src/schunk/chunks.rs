@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::storage::{Chunks, Commit, Replacement};
+use super::storage::{Chunks, Commit, HandedChunk, Replacement};
 use super::Schunk;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
 use crate::chunk::scratch::with_chunk_out;
@@ -86,8 +86,68 @@ impl Schunk {
         Ok((h.nbytes, h.cbytes))
     }
 
+    /// Inserts the chunk `handed` over by its owner at position `nchunk` (0 ..= nchunks) of an
+    /// in-memory list, which keeps it as it is (no copy, as c-blosc2 keeps a chunk given with
+    /// `copy = false`); returns the new number of chunks. The chunk comes back with the error
+    /// when it is refused, and with [`Error::ChunkInsert`] for chunks in a frame (the caller
+    /// then copies it in with [`Schunk::insert_chunk`]).
+    pub fn insert_chunk_handed(
+        &mut self,
+        nchunk: i64,
+        handed: Box<dyn HandedChunk>,
+    ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
+        if !self.chunks.is_list() {
+            return Err((Error::ChunkInsert, handed));
+        }
+        let refused = if nchunk == self.nchunks() {
+            Error::ChunkAppend
+        } else {
+            Error::ChunkInsert
+        };
+        let checked = self.hold(true).and_then(|held| {
+            if nchunk < 0 || nchunk > self.nchunks() {
+                return Err(Error::InvalidParam);
+            }
+            let chunk = handed.bytes();
+            self.check_chunk_kind(chunk, refused)?;
+            let sizes = self.insertion_sizes(nchunk, chunk)?;
+            if sizes.1 as usize != chunk.len() {
+                return Err(Error::ReadBuffer);
+            }
+            Ok((held, sizes))
+        });
+        let (_held, (nbytes, _, chunksize, flags2)) = match checked {
+            Ok(c) => c,
+            Err(e) => return Err((e, handed)),
+        };
+        let at = nchunk as usize;
+        let was_empty = self.nchunks() == 0;
+        let cbytes = match self.chunks.insert_handed(at, handed, self.cbytes) {
+            Ok(c) => c,
+            // Not reached: a list was checked above.
+            Err(handed) => return Err((Error::ChunkInsert, handed)),
+        };
+        if was_empty {
+            self.flags2 = flags2;
+        }
+        self.mark_list_changed(at);
+        self.cbytes = cbytes;
+        self.chunksize = chunksize;
+        self.nbytes += nbytes as i64;
+        Ok(self.nchunks())
+    }
+
+    /// What inserting `chunk` at `at` sets: its nbytes and cbytes, the chunk size after, and
+    /// its `flags2` (which the super-chunk takes from its first chunk).
+    fn insertion_sizes(&self, at: i64, chunk: &[u8]) -> Result<(i32, i32, i32, u8)> {
+        let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
+        let chunksize = self.chunksize_after(at, at == self.nchunks(), nbytes)?;
+        let flags2 = ChunkHeader::parse(chunk)?.blosc2_flags2;
+        Ok((nbytes, cbytes, chunksize, flags2))
+    }
+
     pub(super) fn insert_at(&mut self, at: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
-        let (nbytes, cbytes) = Schunk::chunk_sizes(&chunk)?;
+        let (nbytes, cbytes, chunksize, flags2) = self.insertion_sizes(at, &chunk)?;
         let chunk = match chunk {
             Cow::Owned(mut v) => {
                 v.truncate(cbytes as usize);
@@ -96,9 +156,8 @@ impl Schunk {
             Cow::Borrowed(b) => Cow::Borrowed(&b[..cbytes as usize]),
         };
         let nchunks = self.nchunks();
-        let chunksize = self.chunksize_after(at, at == nchunks, nbytes)?;
         if nchunks == 0 {
-            self.flags2 = ChunkHeader::parse(&chunk)?.blosc2_flags2;
+            self.flags2 = flags2;
         }
         let special = chunk_offset_special(&chunk);
         let mut header = self.frame_header();

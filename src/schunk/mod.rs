@@ -17,6 +17,7 @@ mod slices;
 mod storage;
 pub(crate) use storage::compress_list_chunk;
 use storage::Chunks;
+pub use storage::{HandedChunk, ListChunk};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -215,7 +216,7 @@ impl Schunk {
         self.change_tick
     }
     /// The chunks of a super-chunk kept as a list in memory, in order (None for frames).
-    pub fn chunk_list(&self) -> Option<&[Vec<u8>]> {
+    pub fn chunk_list(&self) -> Option<&[ListChunk]> {
         self.chunks.list()
     }
     /// The first position from which [`Schunk::chunk_list`] holds other buffers than when

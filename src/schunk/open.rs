@@ -299,7 +299,7 @@ impl Schunk {
                 Some(b) if b == h.blocksize => Some(b),
                 Some(_) => Some(0),
             };
-            list.push(c);
+            list.push(super::storage::ListChunk::Own(c));
         }
         if nbytes != self.nbytes {
             return Err(Error::InvalidHeader);

@@ -14,10 +14,53 @@ use crate::frame::offsets::special_offset;
 use crate::frame::{ChunkBytes, DataEdit, Frame, FrameHeader, Meta};
 use crate::{Error, Result};
 
+/// The bytes of a chunk another owner allocated and handed over to an in-memory chunk list
+/// (a C caller's chunk appended with `copy = false`): the list keeps them where they are, as
+/// c-blosc2 keeps the pointer, and dropping the chunk gives them back to their allocator.
+pub trait HandedChunk: Send + Sync {
+    /// The chunk, exactly its cbytes.
+    fn bytes(&self) -> &[u8];
+    /// Drops the chunk without releasing its bytes: a change that did not take it leaves them
+    /// to the caller that handed them over.
+    fn give_back(self: Box<Self>);
+}
+
+/// A chunk of an in-memory list.
+pub enum ListChunk {
+    /// A buffer of ours (kept for reuse once the list lets it go, see crate::kept).
+    Own(Vec<u8>),
+    /// Bytes handed over (see [`HandedChunk`]).
+    Handed(Box<dyn HandedChunk>),
+}
+
+impl std::ops::Deref for ListChunk {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            ListChunk::Own(v) => v,
+            ListChunk::Handed(h) => h.bytes(),
+        }
+    }
+}
+
+impl ListChunk {
+    fn into_own(self) -> Option<Vec<u8>> {
+        match self {
+            ListChunk::Own(v) => Some(v),
+            ListChunk::Handed(_) => None,
+        }
+    }
+}
+
+/// Lets chunks of a list go: our buffers are kept for reuse, handed ones released.
+fn let_go(chunks: impl IntoIterator<Item = ListChunk>) {
+    crate::kept::keep(chunks.into_iter().filter_map(ListChunk::into_own));
+}
+
 /// Where the chunks of a super-chunk are.
 pub(super) enum Chunks {
     /// Chunks kept apart in memory (`storage.contiguous == false`, no urlpath).
-    List(Vec<Vec<u8>>),
+    List(Vec<ListChunk>),
     /// Chunks in a frame (contiguous in memory or on disk, or sparse on disk).
     Frame(Frame),
 }
@@ -134,7 +177,7 @@ pub(super) fn list_chunk(chunk: &[u8]) -> Vec<u8> {
 impl Drop for Chunks {
     fn drop(&mut self) {
         if let Chunks::List(list) = self {
-            crate::kept::keep(std::mem::take(list));
+            let_go(std::mem::take(list));
         }
     }
 }
@@ -205,7 +248,7 @@ impl Chunks {
     }
 
     /// The list, if the chunks are one.
-    pub(super) fn list(&self) -> Option<&[Vec<u8>]> {
+    pub(super) fn list(&self) -> Option<&[ListChunk]> {
         match self {
             Chunks::List(l) => Some(l),
             Chunks::Frame(_) => None,
@@ -243,7 +286,7 @@ impl Chunks {
                     Cow::Owned(c) => c,
                     Cow::Borrowed(c) => list_chunk(c),
                 };
-                list.insert(at, chunk);
+                list.insert(at, ListChunk::Own(chunk));
                 Ok(cbytes + chunk_len)
             }
             Chunks::Frame(frame) => {
@@ -272,6 +315,25 @@ impl Chunks {
         }
     }
 
+    /// Puts a handed-over chunk (checked by the caller) at position `at` of a list; returns the
+    /// super-chunk's cbytes after, from `cbytes` before. Chunks in a frame are copied there:
+    /// the chunk comes back (`Err`) for the caller to do so.
+    pub(super) fn insert_handed(
+        &mut self,
+        at: usize,
+        chunk: Box<dyn HandedChunk>,
+        cbytes: i64,
+    ) -> std::result::Result<i64, Box<dyn HandedChunk>> {
+        match self {
+            Chunks::List(list) => {
+                let len = chunk.bytes().len() as i64;
+                list.insert(at, ListChunk::Handed(chunk));
+                Ok(cbytes + len)
+            }
+            Chunks::Frame(_) => Err(chunk),
+        }
+    }
+
     /// Replaces chunk `i` (whose cbytes were `old_cbytes`) with `chunk` (exactly its cbytes;
     /// `special` as for [`Chunks::insert`]); returns the super-chunk's cbytes after.
     pub(super) fn replace(
@@ -289,18 +351,20 @@ impl Chunks {
                 match chunk {
                     // A chunk given away takes the old one's place as it is.
                     Cow::Owned(c) => {
-                        let old = std::mem::replace(&mut list[i], c);
-                        crate::kept::keep([old]);
+                        let old = std::mem::replace(&mut list[i], ListChunk::Own(c));
+                        let_go([old]);
                     }
                     // The replaced chunk's buffer takes the new one when it fits.
-                    Cow::Borrowed(c) if fits(list[i].capacity(), len) => {
-                        list[i].clear();
-                        list[i].extend_from_slice(c);
-                    }
-                    Cow::Borrowed(c) => {
-                        let old = std::mem::replace(&mut list[i], list_chunk(c));
-                        crate::kept::keep([old]);
-                    }
+                    Cow::Borrowed(c) => match &mut list[i] {
+                        ListChunk::Own(v) if fits(v.capacity(), len) => {
+                            v.clear();
+                            v.extend_from_slice(c);
+                        }
+                        slot => {
+                            let old = std::mem::replace(slot, ListChunk::Own(list_chunk(c)));
+                            let_go([old]);
+                        }
+                    },
                 }
                 return Ok(cbytes + len as i64 - list_counted_cbytes(old_cbytes));
             }
@@ -466,7 +530,7 @@ impl Chunks {
     ) -> Result<i64> {
         let frame = match self {
             Chunks::List(list) => {
-                crate::kept::keep([list.remove(i)]);
+                let_go([list.remove(i)]);
                 return Ok(cbytes - list_counted_cbytes(old_cbytes));
             }
             Chunks::Frame(frame) => frame,
@@ -505,11 +569,15 @@ impl Chunks {
     pub(super) fn reorder(&mut self, order: &[usize], commit: Commit<'_>) -> Result<()> {
         match self {
             Chunks::List(list) => {
-                let mut slots: Vec<Option<Vec<u8>>> =
+                let mut slots: Vec<Option<ListChunk>> =
                     std::mem::take(list).into_iter().map(Some).collect();
                 *list = order
                     .iter()
-                    .map(|&o| slots[o].take().unwrap_or_default())
+                    .map(|&o| {
+                        slots[o]
+                            .take()
+                            .unwrap_or_else(|| ListChunk::Own(Vec::new()))
+                    })
                     .collect();
                 Ok(())
             }

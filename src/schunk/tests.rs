@@ -439,3 +439,90 @@ fn compressor_adjust_changes_the_chunks_not_the_parameters() {
         opened_then_adjusted.get_chunk(1).unwrap()
     );
 }
+
+/// A chunk handed over to a list, logging what becomes of it.
+struct Tracked {
+    bytes: Vec<u8>,
+    log: std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>,
+    given_back: bool,
+}
+
+impl HandedChunk for Tracked {
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+    fn give_back(mut self: Box<Self>) {
+        self.given_back = true;
+        self.log.lock().unwrap().push("given back");
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        if !self.given_back {
+            self.log.lock().unwrap().push("released");
+        }
+    }
+}
+
+#[test]
+fn a_list_keeps_a_handed_chunk_where_it_is_and_releases_it_once() {
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let handed = |bytes: Vec<u8>| {
+        Box::new(Tracked {
+            bytes,
+            log: log.clone(),
+            given_back: false,
+        })
+    };
+    let mut donor = Schunk::new(storage(false)).unwrap();
+    donor.append_buffer(&data(1000, 9)).unwrap();
+    let chunk = donor.get_chunk(0).unwrap().into_owned();
+
+    let mut sc = Schunk::new(storage(false)).unwrap();
+    sc.append_buffer(&data(1000, 1)).unwrap();
+    sc.append_buffer(&data(1000, 2)).unwrap();
+    let (nbytes, cbytes) = (sc.nbytes(), sc.cbytes());
+    let h = handed(chunk.clone());
+    let at = h.bytes.as_ptr();
+    assert_eq!(sc.insert_chunk_handed(1, h).ok(), Some(3));
+    // The very bytes, not a copy; the sizes count them.
+    assert_eq!(sc.chunk_list().unwrap()[1].as_ptr(), at);
+    assert_eq!(sc.decompress_chunk_vec(1).unwrap(), data(1000, 9));
+    assert_eq!(sc.decompress_chunk_vec(2).unwrap(), data(1000, 2));
+    assert_eq!(sc.nbytes(), nbytes + 4000);
+    assert_eq!(sc.cbytes(), cbytes + chunk.len() as i64);
+    assert!(log.lock().unwrap().is_empty());
+
+    // Refused: out of range, or a chunk in a frame; it comes back untouched.
+    let (e, back) = sc
+        .insert_chunk_handed(9, handed(chunk.clone()))
+        .unwrap_err();
+    assert_eq!(e, Error::InvalidParam);
+    back.give_back();
+    let mut frame = Schunk::new(storage(true)).unwrap();
+    let (e, back) = frame
+        .insert_chunk_handed(0, handed(chunk.clone()))
+        .unwrap_err();
+    assert_eq!(e, Error::ChunkInsert);
+    assert_eq!(back.bytes(), &chunk[..]);
+    back.give_back();
+    assert_eq!(*log.lock().unwrap(), ["given back", "given back"]);
+
+    // Replaced, then dropped with the super-chunk: released once each.
+    sc.update_chunk(1, &chunk).unwrap();
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["given back", "given back", "released"]
+    );
+    assert_eq!(
+        sc.insert_chunk_handed(3, handed(chunk.clone())).ok(),
+        Some(4)
+    );
+    assert_eq!(sc.decompress_chunk_vec(3).unwrap(), data(1000, 9));
+    drop(sc);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["given back", "given back", "released", "released"]
+    );
+}

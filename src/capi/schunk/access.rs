@@ -130,6 +130,9 @@ pub(super) unsafe fn c_path(s: *const c_char) -> Result<PathBuf> {
 
 /// The common part of append/insert/update_chunk: stores the caller's `chunk` through `op` and,
 /// when `copy` is false, frees it as c-blosc2 does (the caller handed over its malloc'd chunk).
+/// With `copy` false and a position `handed_at` (append, insert) an in-memory chunk list keeps
+/// the caller's chunk itself instead, as c-blosc2 keeps the pointer: a copy touched the
+/// compressed bytes twice in fresh memory (python-blosc2's `SChunk.append_data`).
 ///
 /// # Safety
 /// `schunk` is NULL or live; `chunk` is NULL or a valid malloc'd chunk.
@@ -139,18 +142,69 @@ pub(super) unsafe fn store_given_chunk(
     copy: bool,
     resync: impl FnOnce(&Schunk) -> bool,
     op: impl FnOnce(&mut Schunk, &[u8]) -> Result<i64>,
+    handed_at: Option<fn(&Schunk, i64) -> i64>,
+    nchunk: i64,
 ) -> i64 {
     entry(|| {
         // SAFETY: chunk is NULL or a valid chunk per the API.
         let c = unsafe { c_chunk(chunk) }?;
         // SAFETY: schunk is NULL or live per the API.
-        let n = unsafe { change_shared_frame(schunk, resync, |s| op(s, c)) }?;
-        if !copy {
+        let (n, kept) = unsafe {
+            change_shared_frame(schunk, resync, |s| match handed_at {
+                Some(at) if !copy && s.chunk_list().is_some() => {
+                    let handed = Box::new(MallocChunk {
+                        ptr: std::ptr::NonNull::from(c).cast(),
+                        len: c.len(),
+                    });
+                    match s.insert_chunk_handed(at(s, nchunk), handed) {
+                        Ok(n) => Ok((n, true)),
+                        Err((e, back)) => {
+                            back.give_back();
+                            Err(e)
+                        }
+                    }
+                }
+                _ => op(s, c).map(|n| (n, false)),
+            })
+        }?;
+        if !copy && !kept {
             // SAFETY: with copy false the caller handed us its malloc'd chunk.
             unsafe { libc::free(chunk.cast()) };
         }
         Ok(n)
     })
+}
+
+/// A chunk a C caller malloc'd and handed over (`copy = false`), kept by an in-memory chunk
+/// list where it is and freed when the list lets it go.
+struct MallocChunk {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: from the handover on the list owns the bytes alone (the caller no longer touches
+// them, per the API); they are only read through `bytes` and freed once.
+unsafe impl Send for MallocChunk {}
+// SAFETY: as above; shared access only reads.
+unsafe impl Sync for MallocChunk {}
+
+impl crate::schunk::HandedChunk for MallocChunk {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` holds `len` readable bytes (checked as a chunk by c_chunk at the
+        // handover), owned by this value until it drops.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    fn give_back(self: Box<Self>) {
+        std::mem::forget(*self);
+    }
+}
+
+impl Drop for MallocChunk {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` is the caller's malloc'd chunk, handed over and not freed elsewhere.
+        unsafe { libc::free(self.ptr.as_ptr().cast()) };
+    }
 }
 
 /// Runs a change on the super-chunk behind `p` and re-syncs the mirror (also on failure: the

@@ -69,7 +69,17 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     copy: bool,
 ) -> i64 {
     // SAFETY: forwarded contract.
-    unsafe { store_given_chunk(schunk, chunk, copy, |_| true, |s, c| s.append_chunk(c)) }
+    unsafe {
+        store_given_chunk(
+            schunk,
+            chunk,
+            copy,
+            |_| true,
+            |s, c| s.append_chunk(c),
+            Some(|s, _| s.nchunks()),
+            0,
+        )
+    }
 }
 
 /// Inserts the compressed `chunk` at position `nchunk` (0 .. nchunks), shifting the following
@@ -92,6 +102,8 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
             copy,
             |_| true,
             |s, c| s.insert_chunk(nchunk, c),
+            Some(|_, n| n),
+            nchunk,
         )
     }
 }
@@ -115,6 +127,8 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
             copy,
             |s| known_chunk(s, nchunk),
             |s, c| s.update_chunk(nchunk, c),
+            None,
+            nchunk,
         )
     }
 }
