@@ -96,14 +96,28 @@ impl Schunk {
         nchunk: i64,
         handed: Box<dyn HandedChunk>,
     ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
+        self.put_handed(nchunk, handed, Error::ChunkInsert)
+    }
+
+    /// [`Schunk::insert_chunk_handed`] at the end (a chunk of the other kind than the
+    /// super-chunk's is refused with [`Error::ChunkAppend`], as by [`Schunk::append_chunk`]).
+    pub fn append_chunk_handed(
+        &mut self,
+        handed: Box<dyn HandedChunk>,
+    ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
+        self.put_handed(self.nchunks(), handed, Error::ChunkAppend)
+    }
+
+    /// Inserts a handed-over chunk, refusing one of the other kind with `refused`.
+    fn put_handed(
+        &mut self,
+        nchunk: i64,
+        handed: Box<dyn HandedChunk>,
+        refused: Error,
+    ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
         if !self.chunks.is_list() {
             return Err((Error::ChunkInsert, handed));
         }
-        let refused = if nchunk == self.nchunks() {
-            Error::ChunkAppend
-        } else {
-            Error::ChunkInsert
-        };
         let checked = self.hold(true).and_then(|held| {
             if nchunk < 0 || nchunk > self.nchunks() {
                 return Err(Error::InvalidParam);

@@ -515,10 +515,7 @@ fn a_list_keeps_a_handed_chunk_where_it_is_and_releases_it_once() {
         *log.lock().unwrap(),
         ["given back", "given back", "released"]
     );
-    assert_eq!(
-        sc.insert_chunk_handed(3, handed(chunk.clone())).ok(),
-        Some(4)
-    );
+    assert_eq!(sc.append_chunk_handed(handed(chunk.clone())).ok(), Some(4));
     assert_eq!(sc.decompress_chunk_vec(3).unwrap(), data(1000, 9));
     drop(sc);
     assert_eq!(

@@ -142,21 +142,20 @@ pub(super) unsafe fn store_given_chunk(
     copy: bool,
     resync: impl FnOnce(&Schunk) -> bool,
     op: impl FnOnce(&mut Schunk, &[u8]) -> Result<i64>,
-    handed_at: Option<fn(&Schunk, i64) -> i64>,
-    nchunk: i64,
+    handed: Option<HandedOp>,
 ) -> i64 {
     entry(|| {
         // SAFETY: chunk is NULL or a valid chunk per the API.
         let c = unsafe { c_chunk(chunk) }?;
         // SAFETY: schunk is NULL or live per the API.
         let (n, kept) = unsafe {
-            change_shared_frame(schunk, resync, |s| match handed_at {
-                Some(at) if !copy && s.chunk_list().is_some() => {
-                    let handed = Box::new(MallocChunk {
+            change_shared_frame(schunk, resync, |s| match handed {
+                Some(keep) if !copy && s.chunk_list().is_some() => {
+                    let chunk = Box::new(MallocChunk {
                         ptr: std::ptr::NonNull::from(c).cast(),
                         len: c.len(),
                     });
-                    match s.insert_chunk_handed(at(s, nchunk), handed) {
+                    match keep(s, chunk) {
                         Ok(n) => Ok((n, true)),
                         Err((e, back)) => {
                             back.give_back();
@@ -174,6 +173,15 @@ pub(super) unsafe fn store_given_chunk(
         Ok(n)
     })
 }
+
+/// How a change keeps a chunk handed over in an in-memory list (see
+/// [`Schunk::insert_chunk_handed`]).
+pub(super) type HandedOp = Box<
+    dyn FnOnce(
+        &mut Schunk,
+        Box<dyn crate::schunk::HandedChunk>,
+    ) -> std::result::Result<i64, (Error, Box<dyn crate::schunk::HandedChunk>)>,
+>;
 
 /// A chunk a C caller malloc'd and handed over (`copy = false`), kept by an in-memory chunk
 /// list where it is and freed when the list lets it go.

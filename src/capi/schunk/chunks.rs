@@ -76,8 +76,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
             copy,
             |_| true,
             |s, c| s.append_chunk(c),
-            Some(|s, _| s.nchunks()),
-            0,
+            Some(Box::new(|s, h| s.append_chunk_handed(h))),
         )
     }
 }
@@ -102,8 +101,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
             copy,
             |_| true,
             |s, c| s.insert_chunk(nchunk, c),
-            Some(|_, n| n),
-            nchunk,
+            Some(Box::new(move |s, h| s.insert_chunk_handed(nchunk, h))),
         )
     }
 }
@@ -128,7 +126,6 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
             |s| known_chunk(s, nchunk),
             |s, c| s.update_chunk(nchunk, c),
             None,
-            nchunk,
         )
     }
 }
