@@ -161,7 +161,7 @@ pub(crate) fn sw(crc: u32, data: &[u8]) -> u32 {
 }
 
 /// `a * b` modulo the polynomial, both reflected (bit 31 is x^0), as CRC registers are.
-fn mul_mod(a: u32, mut b: u32) -> u32 {
+const fn mul_mod(a: u32, mut b: u32) -> u32 {
     let mut product = 0;
     let mut bit = 1u32 << 31;
     while bit != 0 {
@@ -182,18 +182,7 @@ const X_POW2: [u32; 64] = {
     t[0] = 1 << 30;
     let mut k = 1;
     while k < 64 {
-        // The square of x^(2^(k-1)), by the loop of `mul_mod` (not callable in a const).
-        let (a, mut b) = (t[k - 1], t[k - 1]);
-        let mut product = 0;
-        let mut bit = 1u32 << 31;
-        while bit != 0 {
-            if a & bit != 0 {
-                product ^= b;
-            }
-            b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
-            bit >>= 1;
-        }
-        t[k] = product;
+        t[k] = mul_mod(t[k - 1], t[k - 1]);
         k += 1;
     }
     t
