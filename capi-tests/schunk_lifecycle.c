@@ -188,6 +188,18 @@ static void lifecycle(const char *name, bool contiguous, const char *urlpath) {
   seeds[4] = 20;
   fields("updated", sc);
   check_data("updated", sc, seeds);
+  /* update_chunk without copy: a chunk list keeps the caller's buffer too */
+  fill(buf, CHUNKITEMS, 21);
+  uint8_t *c21 = malloc(sizeof(buf) + BLOSC2_MAX_OVERHEAD);
+  csize = blosc2_compress_ctx(sc->cctx, buf, sizeof(buf), c21, sizeof(buf) + BLOSC2_MAX_OVERHEAD);
+  printf("update_chunk 3 no copy -> %lld\n", (long long)blosc2_schunk_update_chunk(sc, 3, c21, false));
+  if (sc->storage->contiguous || sc->storage->urlpath != NULL)
+    printf("data holds the updated chunk handed over -> (frame)\n");
+  else
+    printf("data holds the updated chunk handed over -> %d\n", sc->data[3] == c21);
+  seeds[3] = 21;
+  fields("updated no copy", sc);
+  check_data("updated no copy", sc, seeds);
   printf("delete_chunk 0 -> %lld\n", (long long)blosc2_schunk_delete_chunk(sc, 0));
   memmove(seeds, seeds + 1, 8 * sizeof(int));
   fields("deleted", sc);

@@ -227,6 +227,49 @@ impl Schunk {
         self.update_at(nchunk, Cow::Owned(chunk))
     }
 
+    /// Replaces chunk `nchunk` of an in-memory list with the chunk `handed` over by its owner,
+    /// kept as it is (see [`Schunk::insert_chunk_handed`]); returns nchunks. The chunk comes
+    /// back with the error when it is refused, and with [`Error::ChunkUpdate`] for chunks in
+    /// a frame.
+    pub fn update_chunk_handed(
+        &mut self,
+        nchunk: i64,
+        handed: Box<dyn HandedChunk>,
+    ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
+        if !self.chunks.is_list() {
+            return Err((Error::ChunkUpdate, handed));
+        }
+        let checked = self.hold(true).and_then(|held| {
+            let i = self.index(nchunk)?;
+            let chunk = handed.bytes();
+            let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
+            self.check_chunk_kind(chunk, Error::ChunkUpdate)?;
+            if cbytes as usize != chunk.len() {
+                return Err(Error::ReadBuffer);
+            }
+            let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
+            let old = self.chunks.header_of(i)?;
+            Ok((held, i, nbytes, chunksize, old))
+        });
+        let (_held, i, nbytes, chunksize, old) = match checked {
+            Ok(c) => c,
+            Err(e) => return Err((e, handed)),
+        };
+        let cbytes = match self
+            .chunks
+            .replace_handed(i, handed, old.cbytes as i64, self.cbytes)
+        {
+            Ok(c) => c,
+            // Not reached: a list was checked above.
+            Err(handed) => return Err((Error::ChunkUpdate, handed)),
+        };
+        self.mark_list_changed(i);
+        self.cbytes = cbytes;
+        self.nbytes += nbytes as i64 - old.nbytes as i64;
+        self.chunksize = chunksize;
+        Ok(self.nchunks())
+    }
+
     fn update_at(&mut self, nchunk: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
         let _held = self.hold(true)?;
         let i = self.index(nchunk)?;

@@ -334,6 +334,27 @@ impl Chunks {
         }
     }
 
+    /// Replaces chunk `i` (checked by the caller; its cbytes were `old_cbytes`) of a list with
+    /// a handed-over chunk; returns the super-chunk's cbytes after, from `cbytes` before. For
+    /// chunks in a frame the chunk comes back (`Err`).
+    pub(super) fn replace_handed(
+        &mut self,
+        i: usize,
+        chunk: Box<dyn HandedChunk>,
+        old_cbytes: i64,
+        cbytes: i64,
+    ) -> std::result::Result<i64, Box<dyn HandedChunk>> {
+        match self {
+            Chunks::List(list) => {
+                let len = chunk.bytes().len() as i64;
+                let old = std::mem::replace(&mut list[i], ListChunk::Handed(chunk));
+                let_go([old]);
+                Ok(cbytes + len - list_counted_cbytes(old_cbytes))
+            }
+            Chunks::Frame(_) => Err(chunk),
+        }
+    }
+
     /// Replaces chunk `i` (whose cbytes were `old_cbytes`) with `chunk` (exactly its cbytes;
     /// `special` as for [`Chunks::insert`]); returns the super-chunk's cbytes after.
     pub(super) fn replace(

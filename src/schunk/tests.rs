@@ -517,9 +517,37 @@ fn a_list_keeps_a_handed_chunk_where_it_is_and_releases_it_once() {
     );
     assert_eq!(sc.append_chunk_handed(handed(chunk.clone())).ok(), Some(4));
     assert_eq!(sc.decompress_chunk_vec(3).unwrap(), data(1000, 9));
+    // An update keeps the handed chunk too; the one it replaces (ours) is let go.
+    let h = handed(chunk.clone());
+    let at = h.bytes.as_ptr();
+    let (nbytes, cbytes) = (sc.nbytes(), sc.cbytes());
+    let old_len = sc.get_chunk(0).unwrap().len() as i64;
+    assert_eq!(sc.update_chunk_handed(0, h).ok(), Some(4));
+    assert_eq!(sc.chunk_list().unwrap()[0].as_ptr(), at);
+    assert_eq!(sc.decompress_chunk_vec(0).unwrap(), data(1000, 9));
+    assert_eq!(sc.nbytes(), nbytes);
+    assert_eq!(sc.cbytes(), cbytes - old_len + chunk.len() as i64);
+    let (e, back) = sc
+        .update_chunk_handed(4, handed(chunk.clone()))
+        .unwrap_err();
+    assert_eq!(e, Error::InvalidParam);
+    back.give_back();
+    let (e, back) = frame
+        .update_chunk_handed(0, handed(chunk.clone()))
+        .unwrap_err();
+    assert_eq!(e, Error::ChunkUpdate);
+    back.give_back();
     drop(sc);
     assert_eq!(
         *log.lock().unwrap(),
-        ["given back", "given back", "released", "released"]
+        [
+            "given back",
+            "given back",
+            "released",
+            "given back",
+            "given back",
+            "released",
+            "released"
+        ]
     );
 }

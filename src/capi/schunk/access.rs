@@ -130,8 +130,8 @@ pub(super) unsafe fn c_path(s: *const c_char) -> Result<PathBuf> {
 
 /// The common part of append/insert/update_chunk: stores the caller's `chunk` through `op` and,
 /// when `copy` is false, frees it as c-blosc2 does (the caller handed over its malloc'd chunk).
-/// With `copy` false and a position `handed_at` (append, insert) an in-memory chunk list keeps
-/// the caller's chunk itself instead, as c-blosc2 keeps the pointer: a copy touched the
+/// With `copy` false and a `handed` change an in-memory chunk list keeps the caller's chunk
+/// itself instead, as c-blosc2 keeps the pointer: a copy touched the
 /// compressed bytes twice in fresh memory (python-blosc2's `SChunk.append_data`).
 ///
 /// # Safety

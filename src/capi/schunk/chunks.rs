@@ -125,7 +125,7 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
             copy,
             |s| known_chunk(s, nchunk),
             |s, c| s.update_chunk(nchunk, c),
-            None,
+            Some(Box::new(move |s, h| s.update_chunk_handed(nchunk, h))),
         )
     }
 }
