@@ -1,9 +1,7 @@
 //! Changing the chunks: append, insert, update, delete, reorder and special-value fills, on
 //! an in-memory list or in a frame.
 
-use std::borrow::Cow;
-
-use super::storage::{Chunks, Commit, HandedChunk, Replacement};
+use super::storage::{Chunks, Commit, GivenChunk, Replacement};
 use super::Schunk;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
 use crate::chunk::scratch::with_chunk_out;
@@ -26,7 +24,7 @@ impl Schunk {
             // A list keeps the buffer the chunk was compressed into (a kept one whose pages are
             // resident, see crate::kept), as c-blosc2 keeps its: no copy of the chunk.
             let chunk = super::storage::compress_list_chunk(&compressor, src)?;
-            return self.insert_at(self.nchunks(), Cow::Owned(chunk));
+            return self.insert_at(self.nchunks(), GivenChunk::Owned(chunk), Error::ChunkAppend);
         }
         // Compressed into the thread's reused buffer, then stored at its compressed size (a
         // frame copies it in, a small chunk of a list is copied to its own exact-size
@@ -38,152 +36,86 @@ impl Schunk {
             if n == 0 {
                 return Err(Error::Failure);
             }
-            self.insert_at(self.nchunks(), Cow::Borrowed(&chunk[..n]))
+            self.insert_at(
+                self.nchunks(),
+                GivenChunk::Borrowed(&chunk[..n]),
+                Error::ChunkAppend,
+            )
         })
     }
 
     /// Appends a copy of `chunk`; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
-        let _held = self.hold(true)?;
-        self.check_chunk_kind(chunk, Error::ChunkAppend)?;
-        self.insert_at(self.nchunks(), Cow::Borrowed(chunk))
+        self.append_chunk_given(GivenChunk::Borrowed(chunk))
     }
 
     /// Appends `chunk`, taking ownership (no copy for in-memory lists).
     pub fn append_chunk_owned(&mut self, chunk: Vec<u8>) -> Result<i64> {
-        let _held = self.hold(true)?;
-        self.check_chunk_kind(&chunk, Error::ChunkAppend)?;
-        self.insert_at(self.nchunks(), Cow::Owned(chunk))
+        self.append_chunk_given(GivenChunk::Owned(chunk))
     }
 
-    /// Inserts `chunk` at position `nchunk`; returns the new number of chunks.
+    /// Appends `chunk` (an in-memory list keeps an owned or handed-over chunk as it is, see
+    /// [`GivenChunk`]); returns the new number of chunks.
+    pub fn append_chunk_given(&mut self, chunk: GivenChunk<'_>) -> Result<i64> {
+        let _held = self.hold(true)?;
+        self.insert_at(self.nchunks(), chunk, Error::ChunkAppend)
+    }
+
+    /// Inserts a copy of `chunk` at position `nchunk`; returns the new number of chunks.
     pub fn insert_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
+        self.insert_chunk_given(nchunk, GivenChunk::Borrowed(chunk))
+    }
+
+    /// Inserts `chunk` at position `nchunk` (0 ..= nchunks), kept as
+    /// [`Schunk::append_chunk_given`] keeps it; returns the new number of chunks.
+    pub fn insert_chunk_given(&mut self, nchunk: i64, chunk: GivenChunk<'_>) -> Result<i64> {
         let _held = self.hold(true)?;
         if nchunk < 0 || nchunk > self.nchunks() {
             return Err(Error::InvalidParam);
         }
-        self.check_chunk_kind(chunk, Error::ChunkInsert)?;
-        self.insert_at(nchunk, Cow::Borrowed(chunk))
+        self.insert_at(nchunk, chunk, Error::ChunkInsert)
     }
 
-    /// As in c-blosc2, the chunks of a super-chunk are all VL-block chunks or all regular ones
-    /// (its `flags2`, set by the first): once it has chunks, one of the other kind is refused
-    /// with `refused`, the error of the operation.
-    fn check_chunk_kind(&self, chunk: &[u8], refused: Error) -> Result<()> {
-        let vl = ChunkHeader::parse(chunk)?.blosc2_flags2 & VL_BLOCKS;
-        if self.nchunks() > 0 && vl != self.flags2 & VL_BLOCKS {
-            return Err(refused);
-        }
-        Ok(())
-    }
-
-    /// Checks a chunk to add and returns (nbytes, cbytes) of it.
-    fn chunk_sizes(chunk: &[u8]) -> Result<(i32, i32)> {
+    /// Parses the header of a chunk to add and checks it: its cbytes within the buffer, and,
+    /// as in c-blosc2, its kind: the chunks of a super-chunk are all VL-block chunks or all
+    /// regular ones (its `flags2`, set by the first), so once it has chunks, one of the other
+    /// kind is refused with `refused`, the error of the operation.
+    fn checked_header(&self, chunk: &[u8], refused: Error) -> Result<ChunkHeader> {
         let h = ChunkHeader::parse(chunk)?;
         if (h.cbytes as usize) > chunk.len() {
             return Err(Error::ReadBuffer);
         }
-        Ok((h.nbytes, h.cbytes))
+        if self.nchunks() > 0 && h.blosc2_flags2 & VL_BLOCKS != self.flags2 & VL_BLOCKS {
+            return Err(refused);
+        }
+        Ok(h)
     }
 
-    /// Inserts the chunk `handed` over by its owner at position `nchunk` (0 ..= nchunks) of an
-    /// in-memory list, which keeps it as it is (no copy, as c-blosc2 keeps a chunk given with
-    /// `copy = false`); returns the new number of chunks. The chunk comes back with the error
-    /// when it is refused, and with [`Error::ChunkInsert`] for chunks in a frame (the caller
-    /// then copies it in with [`Schunk::insert_chunk`]).
-    pub fn insert_chunk_handed(
+    /// Puts `chunk` at position `at` (checked by the caller), refusing a chunk of the other
+    /// kind with `refused`.
+    pub(super) fn insert_at(
         &mut self,
-        nchunk: i64,
-        handed: Box<dyn HandedChunk>,
-    ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
-        self.put_handed(nchunk, handed, Error::ChunkInsert)
-    }
-
-    /// [`Schunk::insert_chunk_handed`] at the end (a chunk of the other kind than the
-    /// super-chunk's is refused with [`Error::ChunkAppend`], as by [`Schunk::append_chunk`]).
-    pub fn append_chunk_handed(
-        &mut self,
-        handed: Box<dyn HandedChunk>,
-    ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
-        self.put_handed(self.nchunks(), handed, Error::ChunkAppend)
-    }
-
-    /// Inserts a handed-over chunk, refusing one of the other kind with `refused`.
-    fn put_handed(
-        &mut self,
-        nchunk: i64,
-        handed: Box<dyn HandedChunk>,
+        at: i64,
+        chunk: GivenChunk<'_>,
         refused: Error,
-    ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
-        if !self.chunks.is_list() {
-            return Err((Error::ChunkInsert, handed));
+    ) -> Result<i64> {
+        let h = self.checked_header(chunk.bytes(), refused)?;
+        let chunksize = self.chunksize_after(at, at == self.nchunks(), h.nbytes)?;
+        let chunk = chunk.exact(h.cbytes as usize)?;
+        if self.nchunks() == 0 {
+            self.flags2 = h.blosc2_flags2;
         }
-        let checked = self.hold(true).and_then(|held| {
-            if nchunk < 0 || nchunk > self.nchunks() {
-                return Err(Error::InvalidParam);
-            }
-            let chunk = handed.bytes();
-            self.check_chunk_kind(chunk, refused)?;
-            let sizes = self.insertion_sizes(nchunk, chunk)?;
-            if sizes.1 as usize != chunk.len() {
-                return Err(Error::ReadBuffer);
-            }
-            Ok((held, sizes))
-        });
-        let (_held, (nbytes, _, chunksize, flags2)) = match checked {
-            Ok(c) => c,
-            Err(e) => return Err((e, handed)),
-        };
-        let at = nchunk as usize;
-        let was_empty = self.nchunks() == 0;
-        let cbytes = match self.chunks.insert_handed(at, handed, self.cbytes) {
-            Ok(c) => c,
-            // Not reached: a list was checked above.
-            Err(handed) => return Err((Error::ChunkInsert, handed)),
-        };
-        if was_empty {
-            self.flags2 = flags2;
-        }
-        self.mark_list_changed(at);
-        self.cbytes = cbytes;
-        self.chunksize = chunksize;
-        self.nbytes += nbytes as i64;
-        Ok(self.nchunks())
-    }
-
-    /// What inserting `chunk` at `at` sets: its nbytes and cbytes, the chunk size after, and
-    /// its `flags2` (which the super-chunk takes from its first chunk).
-    fn insertion_sizes(&self, at: i64, chunk: &[u8]) -> Result<(i32, i32, i32, u8)> {
-        let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
-        let chunksize = self.chunksize_after(at, at == self.nchunks(), nbytes)?;
-        let flags2 = ChunkHeader::parse(chunk)?.blosc2_flags2;
-        Ok((nbytes, cbytes, chunksize, flags2))
-    }
-
-    pub(super) fn insert_at(&mut self, at: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
-        let (nbytes, cbytes, chunksize, flags2) = self.insertion_sizes(at, &chunk)?;
-        let chunk = match chunk {
-            Cow::Owned(mut v) => {
-                v.truncate(cbytes as usize);
-                Cow::Owned(v)
-            }
-            Cow::Borrowed(b) => Cow::Borrowed(&b[..cbytes as usize]),
-        };
-        let nchunks = self.nchunks();
-        if nchunks == 0 {
-            self.flags2 = flags2;
-        }
-        let special = chunk_offset_special(&chunk);
+        let special = chunk_offset_special(chunk.bytes());
         let mut header = self.frame_header();
         header.chunksize = chunksize;
-        header.nbytes = self.nbytes + nbytes as i64;
+        header.nbytes = self.nbytes + h.nbytes as i64;
         self.mark_list_changed(at as usize);
         let commit = Commit::new(header, &self.metas, &self.vlmetas);
         self.cbytes = self
             .chunks
             .insert(at as usize, chunk, special, self.cbytes, commit)?;
         self.chunksize = chunksize;
-        self.nbytes += nbytes as i64;
+        self.nbytes += h.nbytes as i64;
         Ok(self.nchunks())
     }
 
@@ -216,87 +148,39 @@ impl Schunk {
         Ok(if ok { cs } else { 0 })
     }
 
-    /// Replaces chunk `nchunk` with `chunk`; returns the number of chunks.
+    /// Replaces chunk `nchunk` with a copy of `chunk`; returns the number of chunks.
     pub fn update_chunk(&mut self, nchunk: i64, chunk: &[u8]) -> Result<i64> {
-        self.update_at(nchunk, Cow::Borrowed(chunk))
+        self.update_chunk_given(nchunk, GivenChunk::Borrowed(chunk))
     }
 
     /// Replaces chunk `nchunk` with `chunk`, taking ownership (an in-memory list keeps it as
     /// it is, with no copy); returns nchunks.
     pub fn update_chunk_owned(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {
-        self.update_at(nchunk, Cow::Owned(chunk))
+        self.update_chunk_given(nchunk, GivenChunk::Owned(chunk))
     }
 
-    /// Replaces chunk `nchunk` of an in-memory list with the chunk `handed` over by its owner,
-    /// kept as it is (see [`Schunk::insert_chunk_handed`]); returns nchunks. The chunk comes
-    /// back with the error when it is refused, and with [`Error::ChunkUpdate`] for chunks in
-    /// a frame.
-    pub fn update_chunk_handed(
-        &mut self,
-        nchunk: i64,
-        handed: Box<dyn HandedChunk>,
-    ) -> std::result::Result<i64, (Error, Box<dyn HandedChunk>)> {
-        if !self.chunks.is_list() {
-            return Err((Error::ChunkUpdate, handed));
-        }
-        let checked = self.hold(true).and_then(|held| {
-            let i = self.index(nchunk)?;
-            let chunk = handed.bytes();
-            let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
-            self.check_chunk_kind(chunk, Error::ChunkUpdate)?;
-            if cbytes as usize != chunk.len() {
-                return Err(Error::ReadBuffer);
-            }
-            let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
-            let old = self.chunks.header_of(i)?;
-            Ok((held, i, nbytes, chunksize, old))
-        });
-        let (_held, i, nbytes, chunksize, old) = match checked {
-            Ok(c) => c,
-            Err(e) => return Err((e, handed)),
-        };
-        let cbytes = match self
-            .chunks
-            .replace_handed(i, handed, old.cbytes as i64, self.cbytes)
-        {
-            Ok(c) => c,
-            // Not reached: a list was checked above.
-            Err(handed) => return Err((Error::ChunkUpdate, handed)),
-        };
-        self.mark_list_changed(i);
-        self.cbytes = cbytes;
-        self.nbytes += nbytes as i64 - old.nbytes as i64;
-        self.chunksize = chunksize;
-        Ok(self.nchunks())
-    }
-
-    fn update_at(&mut self, nchunk: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
+    /// Replaces chunk `nchunk` with `chunk`, kept as [`Schunk::append_chunk_given`] keeps it;
+    /// returns the number of chunks.
+    pub fn update_chunk_given(&mut self, nchunk: i64, chunk: GivenChunk<'_>) -> Result<i64> {
         let _held = self.hold(true)?;
         let i = self.index(nchunk)?;
-        let (nbytes, cbytes) = Schunk::chunk_sizes(&chunk)?;
-        self.check_chunk_kind(&chunk, Error::ChunkUpdate)?;
-        let chunk = match chunk {
-            Cow::Owned(mut v) => {
-                v.truncate(cbytes as usize);
-                Cow::Owned(v)
-            }
-            Cow::Borrowed(b) => Cow::Borrowed(&b[..cbytes as usize]),
-        };
-        let chunksize = self.chunksize_after(nchunk, false, nbytes)?;
+        let h = self.checked_header(chunk.bytes(), Error::ChunkUpdate)?;
+        let chunk = chunk.exact(h.cbytes as usize)?;
+        let chunksize = self.chunksize_after(nchunk, false, h.nbytes)?;
         // The old chunk's sizes: its header is all that is read.
         let old_h = self.chunks.header_of(i)?;
         let old_nbytes = old_h.nbytes as i64;
         let old_cbytes = old_h.cbytes as i64;
-        let special = chunk_offset_special(&chunk);
+        let special = chunk_offset_special(chunk.bytes());
         let mut header = self.frame_header();
         header.chunksize = chunksize;
-        header.nbytes = self.nbytes + nbytes as i64 - old_nbytes;
+        header.nbytes = self.nbytes + h.nbytes as i64 - old_nbytes;
         self.mark_list_changed(i);
         let commit = Commit::new(header, &self.metas, &self.vlmetas);
         self.cbytes = self
             .chunks
             .replace(i, chunk, special, old_cbytes, self.cbytes, commit)?;
-        self.nbytes += nbytes as i64 - old_nbytes;
+        self.nbytes += h.nbytes as i64 - old_nbytes;
         self.chunksize = chunksize;
         Ok(self.nchunks())
     }
@@ -343,14 +227,13 @@ impl Schunk {
         for (k, chunk) in chunks.iter().enumerate() {
             let nchunk = first + k as i64;
             let i = self.index(nchunk)?;
-            let (nbytes, cbytes) = Schunk::chunk_sizes(chunk)?;
-            self.check_chunk_kind(chunk, Error::ChunkUpdate)?;
+            let h = self.checked_header(chunk, Error::ChunkUpdate)?;
             // Each update sees the chunksize the ones before it left.
-            self.chunksize = self.chunksize_after(nchunk, false, nbytes)?;
+            self.chunksize = self.chunksize_after(nchunk, false, h.nbytes)?;
             let old_h = self.chunks.header_of(i)?;
-            nbytes_delta += nbytes as i64 - old_h.nbytes as i64;
+            nbytes_delta += h.nbytes as i64 - old_h.nbytes as i64;
             run.push(Replacement {
-                chunk: &chunk[..cbytes as usize],
+                chunk: &chunk[..h.cbytes as usize],
                 special: chunk_offset_special(chunk),
                 old_cbytes: old_h.cbytes as i64,
             });

@@ -17,7 +17,7 @@ mod slices;
 mod storage;
 pub(crate) use storage::compress_list_chunk;
 use storage::Chunks;
-pub use storage::{HandedChunk, ListChunk};
+pub use storage::{GivenChunk, HandedChunk, Handover, ListChunk};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};

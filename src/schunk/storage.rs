@@ -25,6 +25,99 @@ pub trait HandedChunk: Send + Sync {
     fn give_back(self: Box<Self>);
 }
 
+/// A chunk handed over by its owner to one change of a super-chunk. An in-memory list keeps it
+/// as it is ([`Handover::take`]); a frame copies its bytes in and releases it once the change
+/// is written ([`Handover::release`]). A change that does neither (refused, or failed) drops
+/// the `Handover`, which gives the chunk back to its owner: every way out of a change but its
+/// two successful ones leaves the chunk where the caller can still free it.
+pub struct Handover(Option<Box<dyn HandedChunk>>);
+
+impl Handover {
+    /// Takes `chunk` over for one change.
+    pub fn new(chunk: Box<dyn HandedChunk>) -> Self {
+        Handover(Some(chunk))
+    }
+
+    /// The chunk, exactly its cbytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.0.as_ref().map_or(&[], |c| c.bytes())
+    }
+
+    /// The chunk, which the taker now owns (dropping it releases its bytes).
+    fn take(mut self) -> Option<Box<dyn HandedChunk>> {
+        self.0.take()
+    }
+
+    /// Releases the chunk's bytes: their copy is where the change put them.
+    fn release(self) {
+        drop(self.take());
+    }
+}
+
+impl Drop for Handover {
+    fn drop(&mut self) {
+        if let Some(chunk) = self.0.take() {
+            chunk.give_back();
+        }
+    }
+}
+
+/// A chunk given to a change (insert, append, update): bytes to copy, a buffer of ours, or a
+/// chunk handed over by another owner. An in-memory list keeps the last two as they are (no
+/// copy, as c-blosc2 keeps a chunk given with `copy = false`); a frame copies the bytes in.
+pub enum GivenChunk<'a> {
+    /// Bytes the change copies.
+    Borrowed(&'a [u8]),
+    /// A buffer of ours, which a list keeps as it is.
+    Owned(Vec<u8>),
+    /// A chunk handed over by another owner (see [`Handover`]).
+    Handed(Handover),
+}
+
+impl GivenChunk<'_> {
+    /// The chunk's bytes (possibly longer than its cbytes until [`GivenChunk::exact`]).
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            GivenChunk::Borrowed(b) => b,
+            GivenChunk::Owned(v) => v,
+            GivenChunk::Handed(h) => h.bytes(),
+        }
+    }
+
+    /// The chunk cut to its `cbytes` (at most its length, checked by the caller). A handed
+    /// chunk is kept whole, so it must be exactly that long ([`Error::ReadBuffer`] otherwise).
+    pub(super) fn exact(self, cbytes: usize) -> Result<Self> {
+        match self {
+            GivenChunk::Borrowed(b) => Ok(GivenChunk::Borrowed(&b[..cbytes])),
+            GivenChunk::Owned(mut v) => {
+                v.truncate(cbytes);
+                Ok(GivenChunk::Owned(v))
+            }
+            GivenChunk::Handed(h) if h.bytes().len() == cbytes => Ok(GivenChunk::Handed(h)),
+            GivenChunk::Handed(_) => Err(Error::ReadBuffer),
+        }
+    }
+
+    /// The chunk as a list keeps it: a copy of borrowed bytes, the rest as it is.
+    fn into_list_chunk(self) -> ListChunk {
+        match self {
+            GivenChunk::Borrowed(b) => ListChunk::Own(list_chunk(b)),
+            GivenChunk::Owned(v) => ListChunk::Own(v),
+            GivenChunk::Handed(h) => match h.take() {
+                Some(c) => ListChunk::Handed(c),
+                None => ListChunk::Own(Vec::new()),
+            },
+        }
+    }
+
+    /// Its bytes were copied where the change put them: a handed chunk is released.
+    fn copied(self) {
+        if let GivenChunk::Handed(h) = self {
+            h.release();
+        }
+    }
+}
+
 /// A chunk of an in-memory list.
 pub enum ListChunk {
     /// A buffer of ours (kept for reuse once the list lets it go, see crate::kept).
@@ -274,85 +367,42 @@ impl Chunks {
     pub(super) fn insert(
         &mut self,
         at: usize,
-        chunk: Cow<'_, [u8]>,
+        chunk: GivenChunk<'_>,
         special: Option<Special>,
         cbytes: i64,
         commit: Commit<'_>,
     ) -> Result<i64> {
-        let chunk_len = chunk.len() as i64;
-        match self {
+        let chunk_len = chunk.bytes().len() as i64;
+        let frame = match self {
             Chunks::List(list) => {
-                let chunk = match chunk {
-                    Cow::Owned(c) => c,
-                    Cow::Borrowed(c) => list_chunk(c),
-                };
-                list.insert(at, ListChunk::Own(chunk));
-                Ok(cbytes + chunk_len)
+                list.insert(at, chunk.into_list_chunk());
+                return Ok(cbytes + chunk_len);
             }
-            Chunks::Frame(frame) => {
-                let stored_len = if special.is_some() { 0 } else { chunk_len };
-                // An in-memory frame grows before the commit's temporaries are allocated: glibc
-                // may put them right above it, and a buffer that cannot grow in place is
-                // copied, the old one staying resident in the heap.
-                frame.reserve((frame.len() + stored_len + OFFSETS_GROWTH) as u64);
-                let mut offsets = Vec::with_capacity(frame.offsets().len() + 1);
-                offsets.extend_from_slice(frame.offsets());
-                let (offset, write) = match special {
-                    Some(kind) => (special_offset(kind), None),
-                    None if frame.is_sparse() => {
-                        let id = next_chunk_id(&offsets);
-                        (id, Some((id, &chunk[..])))
-                    }
-                    None => (cbytes, Some((cbytes, &chunk[..]))),
-                };
-                offsets.insert(at, offset);
-                let mut h = commit.header;
-                h.cbytes = cbytes + stored_len;
-                let fp = FpChange::Insert(at, write.map(|(_, c)| c));
-                frame.commit(h, commit.metas, commit.vlmetas, write, offsets, fp)?;
-                Ok(cbytes + stored_len)
+            Chunks::Frame(frame) => frame,
+        };
+        let stored_len = if special.is_some() { 0 } else { chunk_len };
+        // An in-memory frame grows before the commit's temporaries are allocated: glibc may
+        // put them right above it, and a buffer that cannot grow in place is copied, the old
+        // one staying resident in the heap.
+        frame.reserve((frame.len() + stored_len + OFFSETS_GROWTH) as u64);
+        let mut offsets = Vec::with_capacity(frame.offsets().len() + 1);
+        offsets.extend_from_slice(frame.offsets());
+        let bytes = chunk.bytes();
+        let (offset, write) = match special {
+            Some(kind) => (special_offset(kind), None),
+            None if frame.is_sparse() => {
+                let id = next_chunk_id(&offsets);
+                (id, Some((id, bytes)))
             }
-        }
-    }
-
-    /// Puts a handed-over chunk (checked by the caller) at position `at` of a list; returns the
-    /// super-chunk's cbytes after, from `cbytes` before. Chunks in a frame are copied there:
-    /// the chunk comes back (`Err`) for the caller to do so.
-    pub(super) fn insert_handed(
-        &mut self,
-        at: usize,
-        chunk: Box<dyn HandedChunk>,
-        cbytes: i64,
-    ) -> std::result::Result<i64, Box<dyn HandedChunk>> {
-        match self {
-            Chunks::List(list) => {
-                let len = chunk.bytes().len() as i64;
-                list.insert(at, ListChunk::Handed(chunk));
-                Ok(cbytes + len)
-            }
-            Chunks::Frame(_) => Err(chunk),
-        }
-    }
-
-    /// Replaces chunk `i` (checked by the caller; its cbytes were `old_cbytes`) of a list with
-    /// a handed-over chunk; returns the super-chunk's cbytes after, from `cbytes` before. For
-    /// chunks in a frame the chunk comes back (`Err`).
-    pub(super) fn replace_handed(
-        &mut self,
-        i: usize,
-        chunk: Box<dyn HandedChunk>,
-        old_cbytes: i64,
-        cbytes: i64,
-    ) -> std::result::Result<i64, Box<dyn HandedChunk>> {
-        match self {
-            Chunks::List(list) => {
-                let len = chunk.bytes().len() as i64;
-                let old = std::mem::replace(&mut list[i], ListChunk::Handed(chunk));
-                let_go([old]);
-                Ok(cbytes + len - list_counted_cbytes(old_cbytes))
-            }
-            Chunks::Frame(_) => Err(chunk),
-        }
+            None => (cbytes, Some((cbytes, bytes))),
+        };
+        offsets.insert(at, offset);
+        let mut h = commit.header;
+        h.cbytes = cbytes + stored_len;
+        let fp = FpChange::Insert(at, write.map(|(_, c)| c));
+        frame.commit(h, commit.metas, commit.vlmetas, write, offsets, fp)?;
+        chunk.copied();
+        Ok(cbytes + stored_len)
     }
 
     /// Replaces chunk `i` (whose cbytes were `old_cbytes`) with `chunk` (exactly its cbytes;
@@ -360,7 +410,7 @@ impl Chunks {
     pub(super) fn replace(
         &mut self,
         i: usize,
-        chunk: Cow<'_, [u8]>,
+        chunk: GivenChunk<'_>,
         special: Option<Special>,
         old_cbytes: i64,
         cbytes: i64,
@@ -368,30 +418,39 @@ impl Chunks {
     ) -> Result<i64> {
         let frame = match self {
             Chunks::List(list) => {
-                let len = chunk.len();
-                match chunk {
+                let len = chunk.bytes().len();
+                match (chunk, &mut list[i]) {
+                    // The replaced chunk's buffer takes borrowed bytes when they fit.
+                    (GivenChunk::Borrowed(c), ListChunk::Own(v)) if fits(v.capacity(), len) => {
+                        v.clear();
+                        v.extend_from_slice(c);
+                    }
                     // A chunk given away takes the old one's place as it is.
-                    Cow::Owned(c) => {
-                        let old = std::mem::replace(&mut list[i], ListChunk::Own(c));
+                    (chunk, slot) => {
+                        let old = std::mem::replace(slot, chunk.into_list_chunk());
                         let_go([old]);
                     }
-                    // The replaced chunk's buffer takes the new one when it fits.
-                    Cow::Borrowed(c) => match &mut list[i] {
-                        ListChunk::Own(v) if fits(v.capacity(), len) => {
-                            v.clear();
-                            v.extend_from_slice(c);
-                        }
-                        slot => {
-                            let old = std::mem::replace(slot, ListChunk::Own(list_chunk(c)));
-                            let_go([old]);
-                        }
-                    },
                 }
                 return Ok(cbytes + len as i64 - list_counted_cbytes(old_cbytes));
             }
             Chunks::Frame(frame) => frame,
         };
-        let chunk = &chunk[..];
+        let after =
+            Self::replace_in_frame(frame, i, chunk.bytes(), special, old_cbytes, cbytes, commit)?;
+        chunk.copied();
+        Ok(after)
+    }
+
+    /// [`Chunks::replace`] in a frame.
+    fn replace_in_frame(
+        frame: &mut Frame,
+        i: usize,
+        chunk: &[u8],
+        special: Option<Special>,
+        old_cbytes: i64,
+        cbytes: i64,
+        commit: Commit<'_>,
+    ) -> Result<i64> {
         let mut offsets = frame.offsets().to_vec();
         let old_offset = offsets[i];
         let mut h = commit.header;

@@ -469,12 +469,13 @@ impl Drop for Tracked {
 fn a_list_keeps_a_handed_chunk_where_it_is_and_releases_it_once() {
     let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let handed = |bytes: Vec<u8>| {
-        Box::new(Tracked {
+        GivenChunk::Handed(Handover::new(Box::new(Tracked {
             bytes,
             log: log.clone(),
             given_back: false,
-        })
+        })))
     };
+    let logged = || log.lock().unwrap().clone();
     let mut donor = Schunk::new(storage(false)).unwrap();
     donor.append_buffer(&data(1000, 9)).unwrap();
     let chunk = donor.get_chunk(0).unwrap().into_owned();
@@ -484,70 +485,108 @@ fn a_list_keeps_a_handed_chunk_where_it_is_and_releases_it_once() {
     sc.append_buffer(&data(1000, 2)).unwrap();
     let (nbytes, cbytes) = (sc.nbytes(), sc.cbytes());
     let h = handed(chunk.clone());
-    let at = h.bytes.as_ptr();
-    assert_eq!(sc.insert_chunk_handed(1, h).ok(), Some(3));
+    let at = h.bytes().as_ptr();
+    assert_eq!(sc.insert_chunk_given(1, h), Ok(3));
     // The very bytes, not a copy; the sizes count them.
     assert_eq!(sc.chunk_list().unwrap()[1].as_ptr(), at);
     assert_eq!(sc.decompress_chunk_vec(1).unwrap(), data(1000, 9));
     assert_eq!(sc.decompress_chunk_vec(2).unwrap(), data(1000, 2));
     assert_eq!(sc.nbytes(), nbytes + 4000);
     assert_eq!(sc.cbytes(), cbytes + chunk.len() as i64);
-    assert!(log.lock().unwrap().is_empty());
+    assert!(logged().is_empty());
 
-    // Refused: out of range, or a chunk in a frame; it comes back untouched.
-    let (e, back) = sc
-        .insert_chunk_handed(9, handed(chunk.clone()))
-        .unwrap_err();
-    assert_eq!(e, Error::InvalidParam);
-    back.give_back();
-    let mut frame = Schunk::new(storage(true)).unwrap();
-    let (e, back) = frame
-        .insert_chunk_handed(0, handed(chunk.clone()))
-        .unwrap_err();
-    assert_eq!(e, Error::ChunkInsert);
-    assert_eq!(back.bytes(), &chunk[..]);
-    back.give_back();
-    assert_eq!(*log.lock().unwrap(), ["given back", "given back"]);
+    // Refused (out of range, a chunk longer than its cbytes): given back untouched.
+    assert_eq!(
+        sc.insert_chunk_given(9, handed(chunk.clone())),
+        Err(Error::InvalidParam)
+    );
+    let mut longer = chunk.clone();
+    longer.push(0);
+    assert_eq!(
+        sc.append_chunk_given(handed(longer)),
+        Err(Error::ReadBuffer)
+    );
+    assert_eq!(logged(), ["given back", "given back"]);
 
     // Replaced, then dropped with the super-chunk: released once each.
     sc.update_chunk(1, &chunk).unwrap();
-    assert_eq!(
-        *log.lock().unwrap(),
-        ["given back", "given back", "released"]
-    );
-    assert_eq!(sc.append_chunk_handed(handed(chunk.clone())).ok(), Some(4));
+    assert_eq!(logged(), ["given back", "given back", "released"]);
+    assert_eq!(sc.append_chunk_given(handed(chunk.clone())), Ok(4));
     assert_eq!(sc.decompress_chunk_vec(3).unwrap(), data(1000, 9));
     // An update keeps the handed chunk too; the one it replaces (ours) is let go.
     let h = handed(chunk.clone());
-    let at = h.bytes.as_ptr();
+    let at = h.bytes().as_ptr();
     let (nbytes, cbytes) = (sc.nbytes(), sc.cbytes());
     let old_len = sc.get_chunk(0).unwrap().len() as i64;
-    assert_eq!(sc.update_chunk_handed(0, h).ok(), Some(4));
+    assert_eq!(sc.update_chunk_given(0, h), Ok(4));
     assert_eq!(sc.chunk_list().unwrap()[0].as_ptr(), at);
     assert_eq!(sc.decompress_chunk_vec(0).unwrap(), data(1000, 9));
     assert_eq!(sc.nbytes(), nbytes);
     assert_eq!(sc.cbytes(), cbytes - old_len + chunk.len() as i64);
-    let (e, back) = sc
-        .update_chunk_handed(4, handed(chunk.clone()))
-        .unwrap_err();
-    assert_eq!(e, Error::InvalidParam);
-    back.give_back();
-    let (e, back) = frame
-        .update_chunk_handed(0, handed(chunk.clone()))
-        .unwrap_err();
-    assert_eq!(e, Error::ChunkUpdate);
-    back.give_back();
+    assert_eq!(
+        sc.update_chunk_given(4, handed(chunk.clone())),
+        Err(Error::InvalidParam)
+    );
+    assert_eq!(logged().len(), 4);
     drop(sc);
     assert_eq!(
-        *log.lock().unwrap(),
+        logged(),
         [
             "given back",
             "given back",
             "released",
             "given back",
-            "given back",
             "released",
             "released"
+        ]
+    );
+}
+
+#[test]
+fn a_frame_copies_a_handed_chunk_in_and_releases_it_only_once_written() {
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let handed = |bytes: Vec<u8>| {
+        GivenChunk::Handed(Handover::new(Box::new(Tracked {
+            bytes,
+            log: log.clone(),
+            given_back: false,
+        })))
+    };
+    let logged = || log.lock().unwrap().clone();
+    let mut donor = Schunk::new(storage(false)).unwrap();
+    donor.append_buffer(&data(1000, 9)).unwrap();
+    let chunk = donor.get_chunk(0).unwrap().into_owned();
+
+    let mut frame = Schunk::new(storage(true)).unwrap();
+    frame.append_buffer(&data(1000, 1)).unwrap();
+    assert_eq!(frame.insert_chunk_given(0, handed(chunk.clone())), Ok(2));
+    assert_eq!(logged(), ["released"]);
+    assert_eq!(frame.update_chunk_given(1, handed(chunk.clone())), Ok(2));
+    assert_eq!(frame.append_chunk_given(handed(chunk.clone())), Ok(3));
+    assert_eq!(logged(), ["released", "released", "released"]);
+    for n in 0..3 {
+        assert_eq!(frame.decompress_chunk_vec(n).unwrap(), data(1000, 9));
+        assert_eq!(frame.get_chunk(n).unwrap(), &chunk[..]);
+    }
+    // Refused: given back, the frame unchanged.
+    let before = frame.to_buffer().unwrap().into_owned();
+    assert_eq!(
+        frame.update_chunk_given(3, handed(chunk.clone())),
+        Err(Error::InvalidParam)
+    );
+    assert_eq!(
+        frame.insert_chunk_given(-1, handed(chunk.clone())),
+        Err(Error::InvalidParam)
+    );
+    assert_eq!(frame.to_buffer().unwrap(), &before[..]);
+    assert_eq!(
+        logged(),
+        [
+            "released",
+            "released",
+            "released",
+            "given back",
+            "given back"
         ]
     );
 }

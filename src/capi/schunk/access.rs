@@ -10,7 +10,7 @@ use super::handle::{handle_mut, schunk_ref};
 use crate::capi::ffi::{c_str, entry, in_slice, malloc_copy};
 use crate::capi::types::*;
 use crate::frame::ChunkBytes;
-use crate::schunk::Schunk;
+use crate::schunk::{GivenChunk, Handover, Schunk};
 use crate::{Error, Result};
 
 pub(super) fn to_c_int(n: i64) -> Result<c_int> {
@@ -128,11 +128,10 @@ pub(super) unsafe fn c_path(s: *const c_char) -> Result<PathBuf> {
     Ok(PathBuf::from(s.strip_suffix(['/', '\\']).unwrap_or(s)))
 }
 
-/// The common part of append/insert/update_chunk: stores the caller's `chunk` through `op` and,
-/// when `copy` is false, frees it as c-blosc2 does (the caller handed over its malloc'd chunk).
-/// With `copy` false and a `handed` change an in-memory chunk list keeps the caller's chunk
-/// itself instead, as c-blosc2 keeps the pointer: a copy touched the
-/// compressed bytes twice in fresh memory (python-blosc2's `SChunk.append_data`).
+/// The common part of append/insert/update_chunk: hands the caller's `chunk` to `op`, as a copy
+/// to make (`copy` true) or handed over (`copy` false: the caller's malloc'd chunk, which the
+/// core keeps in an in-memory list as c-blosc2 keeps the pointer, or copies into a frame and
+/// frees; refused, it stays the caller's).
 ///
 /// # Safety
 /// `schunk` is NULL or live; `chunk` is NULL or a valid malloc'd chunk.
@@ -141,47 +140,29 @@ pub(super) unsafe fn store_given_chunk(
     chunk: *mut u8,
     copy: bool,
     resync: impl FnOnce(&Schunk) -> bool,
-    op: impl FnOnce(&mut Schunk, &[u8]) -> Result<i64>,
-    handed: Option<HandedOp>,
+    op: impl FnOnce(&mut Schunk, GivenChunk<'_>) -> Result<i64>,
 ) -> i64 {
     entry(|| {
         // SAFETY: chunk is NULL or a valid chunk per the API.
         let c = unsafe { c_chunk(chunk) }?;
         // SAFETY: schunk is NULL or live per the API.
-        let (n, kept) = unsafe {
-            change_shared_frame(schunk, resync, |s| match handed {
-                Some(keep) if !copy && s.chunk_list().is_some() => {
-                    let chunk = Box::new(MallocChunk {
+        unsafe {
+            change_shared_frame(schunk, resync, |s| {
+                // Made only here, where the core takes it: a Handover dropped unused gives
+                // the chunk back, but one never made cannot free it.
+                let given = if copy {
+                    GivenChunk::Borrowed(c)
+                } else {
+                    GivenChunk::Handed(Handover::new(Box::new(MallocChunk {
                         ptr: std::ptr::NonNull::from(c).cast(),
                         len: c.len(),
-                    });
-                    match keep(s, chunk) {
-                        Ok(n) => Ok((n, true)),
-                        Err((e, back)) => {
-                            back.give_back();
-                            Err(e)
-                        }
-                    }
-                }
-                _ => op(s, c).map(|n| (n, false)),
+                    })))
+                };
+                op(s, given)
             })
-        }?;
-        if !copy && !kept {
-            // SAFETY: with copy false the caller handed us its malloc'd chunk.
-            unsafe { libc::free(chunk.cast()) };
         }
-        Ok(n)
     })
 }
-
-/// How a change keeps a chunk handed over in an in-memory list (see
-/// [`Schunk::insert_chunk_handed`]).
-pub(super) type HandedOp = Box<
-    dyn FnOnce(
-        &mut Schunk,
-        Box<dyn crate::schunk::HandedChunk>,
-    ) -> std::result::Result<i64, (Error, Box<dyn crate::schunk::HandedChunk>)>,
->;
 
 /// A chunk a C caller malloc'd and handed over (`copy = false`), kept by an in-memory chunk
 /// list where it is and freed when the list lets it go.

@@ -75,8 +75,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
             chunk,
             copy,
             |_| true,
-            |s, c| s.append_chunk(c),
-            Some(Box::new(|s, h| s.append_chunk_handed(h))),
+            |s, c| s.append_chunk_given(c),
         )
     }
 }
@@ -100,8 +99,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
             chunk,
             copy,
             |_| true,
-            |s, c| s.insert_chunk(nchunk, c),
-            Some(Box::new(move |s, h| s.insert_chunk_handed(nchunk, h))),
+            |s, c| s.insert_chunk_given(nchunk, c),
         )
     }
 }
@@ -124,8 +122,7 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
             chunk,
             copy,
             |s| known_chunk(s, nchunk),
-            |s, c| s.update_chunk(nchunk, c),
-            Some(Box::new(move |s, h| s.update_chunk_handed(nchunk, h))),
+            |s, c| s.update_chunk_given(nchunk, c),
         )
     }
 }
