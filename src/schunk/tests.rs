@@ -465,20 +465,35 @@ impl Drop for Tracked {
     }
 }
 
-#[test]
-fn a_list_keeps_a_handed_chunk_where_it_is_and_releases_it_once() {
-    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let handed = |bytes: Vec<u8>| {
+/// What becomes of the chunks handed over in a test.
+#[derive(Default)]
+struct Log(std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>);
+
+impl Log {
+    fn handed(&self, bytes: Vec<u8>) -> GivenChunk<'static> {
         GivenChunk::Handed(Handover::new(Box::new(Tracked {
             bytes,
-            log: log.clone(),
+            log: self.0.clone(),
             given_back: false,
         })))
-    };
-    let logged = || log.lock().unwrap().clone();
+    }
+    fn entries(&self) -> Vec<&'static str> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// `data` compressed as one chunk (by an in-memory super-chunk).
+fn chunk_of(data: &[u8]) -> Vec<u8> {
     let mut donor = Schunk::new(storage(false)).unwrap();
-    donor.append_buffer(&data(1000, 9)).unwrap();
-    let chunk = donor.get_chunk(0).unwrap().into_owned();
+    donor.append_buffer(data).unwrap();
+    donor.get_chunk(0).unwrap().into_owned()
+}
+
+#[test]
+fn a_list_keeps_a_handed_chunk_where_it_is_and_releases_it_once() {
+    let (log, chunk) = (Log::default(), chunk_of(&data(1000, 9)));
+    let handed = |bytes: Vec<u8>| log.handed(bytes);
+    let logged = || log.entries();
 
     let mut sc = Schunk::new(storage(false)).unwrap();
     sc.append_buffer(&data(1000, 1)).unwrap();
@@ -544,18 +559,9 @@ fn a_list_keeps_a_handed_chunk_where_it_is_and_releases_it_once() {
 
 #[test]
 fn a_frame_copies_a_handed_chunk_in_and_releases_it_only_once_written() {
-    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let handed = |bytes: Vec<u8>| {
-        GivenChunk::Handed(Handover::new(Box::new(Tracked {
-            bytes,
-            log: log.clone(),
-            given_back: false,
-        })))
-    };
-    let logged = || log.lock().unwrap().clone();
-    let mut donor = Schunk::new(storage(false)).unwrap();
-    donor.append_buffer(&data(1000, 9)).unwrap();
-    let chunk = donor.get_chunk(0).unwrap().into_owned();
+    let (log, chunk) = (Log::default(), chunk_of(&data(1000, 9)));
+    let handed = |bytes: Vec<u8>| log.handed(bytes);
+    let logged = || log.entries();
 
     let mut frame = Schunk::new(storage(true)).unwrap();
     frame.append_buffer(&data(1000, 1)).unwrap();
