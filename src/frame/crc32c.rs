@@ -452,6 +452,47 @@ mod fold {
         )
     }
 
+    /// A round's 128 bytes as four registers.
+    #[inline]
+    #[target_feature(enable = "sse4.2,pclmulqdq,avx2,vpclmulqdq")]
+    fn load_round(r: &[u8; CLMUL_ROUND]) -> [__m256i; 4] {
+        // SAFETY: bytes 32 j .. 32 j + 32 of the round are readable (j < 4); the load has no
+        // alignment requirement.
+        [0, 1, 2, 3].map(|j| unsafe { _mm256_loadu_si256(r.as_ptr().add(32 * j).cast()) })
+    }
+
+    /// The registers of a first round `first` with the CRC register `reg` folded into its
+    /// first 32 bits, as the `crc32` instruction takes it.
+    #[inline]
+    #[target_feature(enable = "sse4.2,pclmulqdq,avx2,vpclmulqdq")]
+    fn start(first: [__m256i; 4], reg: u32) -> [__m256i; 4] {
+        let mut x = first;
+        x[0] = _mm256_xor_si256(x[0], _mm256_zextsi128_si256(_mm_cvtsi32_si128(reg as i32)));
+        x
+    }
+
+    /// The fold constants of a round, for both lanes of a register.
+    #[inline]
+    #[target_feature(enable = "sse4.2,pclmulqdq,avx2,vpclmulqdq")]
+    fn round_constants() -> __m256i {
+        let [lo, hi] = ROUND_FOLD;
+        _mm256_set_epi64x(hi, lo, hi, lo)
+    }
+
+    /// Moves the registers `x` on by a round (`k`: [`round_constants`]) and adds the next
+    /// round's registers `b`.
+    #[inline]
+    #[target_feature(enable = "sse4.2,pclmulqdq,avx2,vpclmulqdq")]
+    fn fold_round(x: &mut [__m256i; 4], b: [__m256i; 4], k: __m256i) {
+        for (v, b) in x.iter_mut().zip(b) {
+            let f = _mm256_xor_si256(
+                _mm256_clmulepi64_epi128(*v, k, 0x00),
+                _mm256_clmulepi64_epi128(*v, k, 0x11),
+            );
+            *v = _mm256_xor_si256(f, b);
+        }
+    }
+
     /// The CRC register (not inverted) after `crc` and `src`, which holds at least one round;
     /// with `dst`, `src` is also copied there. The bytes past the last whole 16 are left to the
     /// caller: returns the register and how many bytes were taken. Four 256-bit registers fold
@@ -467,11 +508,6 @@ mod fold {
         let mut drounds = dst
             .as_deref_mut()
             .map(|d| d.as_chunks_mut::<CLMUL_ROUND>().0);
-        let load = |r: &[u8; CLMUL_ROUND], j: usize| {
-            // SAFETY: bytes 32 j .. 32 j + 32 of the round are readable (j < 4); the load has
-            // no alignment requirement.
-            unsafe { _mm256_loadu_si256(r.as_ptr().add(32 * j).cast()) }
-        };
         let mut put = |i: usize, x: &[__m256i; 4]| {
             if let Some(d) = drounds.as_deref_mut() {
                 for (j, v) in x.iter().enumerate() {
@@ -481,22 +517,14 @@ mod fold {
                 }
             }
         };
-        let mut x = [0, 1, 2, 3].map(|j| load(&rounds[0], j));
-        put(0, &x);
-        // The register's start is folded into the first 32 bits, as the `crc32` instruction does.
-        x[0] = _mm256_xor_si256(x[0], _mm256_zextsi128_si256(_mm_cvtsi32_si128(crc as i32)));
-        let [lo, hi] = ROUND_FOLD;
-        let round = _mm256_set_epi64x(hi, lo, hi, lo);
+        let first = load_round(&rounds[0]);
+        put(0, &first);
+        let mut x = start(first, crc);
+        let by_round = round_constants();
         for (i, r) in rounds.iter().enumerate().skip(1) {
-            let b = [0, 1, 2, 3].map(|j| load(r, j));
+            let b = load_round(r);
             put(i, &b);
-            for (v, b) in x.iter_mut().zip(b) {
-                let f = _mm256_xor_si256(
-                    _mm256_clmulepi64_epi128(*v, round, 0x00),
-                    _mm256_clmulepi64_epi128(*v, round, 0x11),
-                );
-                *v = _mm256_xor_si256(f, b);
-            }
+            fold_round(&mut x, b, by_round);
         }
         let mut acc = join(&x);
         let taken = rounds.len() * CLMUL_ROUND;
@@ -562,27 +590,13 @@ mod fold {
         let stream_len = rounds * STREAM_ROUND;
         let streams: [&[[u8; STREAM_ROUND]]; 3] =
             [0, 1, 2].map(|j| rest[j * stream_len..(j + 1) * stream_len].as_chunks().0);
-        let load = |r: &[u8; CLMUL_ROUND], j: usize| {
-            // SAFETY: bytes 32 j .. 32 j + 32 of the round are readable (j < 4); the load has
-            // no alignment requirement.
-            unsafe { _mm256_loadu_si256(r.as_ptr().add(32 * j).cast()) }
-        };
-        let mut x = [0, 1, 2, 3].map(|j| load(&folded[0], j));
-        x[0] = _mm256_xor_si256(x[0], _mm256_zextsi128_si256(_mm_cvtsi32_si128(!crc as i32)));
-        let [lo, hi] = ROUND_FOLD;
-        let round = _mm256_set_epi64x(hi, lo, hi, lo);
+        let mut x = start(load_round(&folded[0]), !crc);
+        let by_round = round_constants();
         // The streams start as a CRC from zero does.
         let mut c = [u32::MAX as u64; 3];
         for i in 0..rounds {
             if i > 0 {
-                let b = [0, 1, 2, 3].map(|j| load(&folded[i], j));
-                for (v, b) in x.iter_mut().zip(b) {
-                    let f = _mm256_xor_si256(
-                        _mm256_clmulepi64_epi128(*v, round, 0x00),
-                        _mm256_clmulepi64_epi128(*v, round, 0x11),
-                    );
-                    *v = _mm256_xor_si256(f, b);
-                }
+                fold_round(&mut x, load_round(&folded[i]), by_round);
             }
             for (c, s) in c.iter_mut().zip(&streams) {
                 for w in s[i].as_chunks::<8>().0 {
