@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -391,6 +392,91 @@ static void dctx_replaced(void) {
   blosc2_schunk_free(sc);
 }
 
+/* The threads the user codec below decoded blocks on (distinct pthread ids, up to 8). */
+static pthread_t decoders[8];
+static int ndecoders = 0;
+static pthread_mutex_t decoders_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A run-length codec: (count, byte) pairs, runs of up to 255. */
+static int rle_encoder(const uint8_t *src, int32_t len, uint8_t *dest, int32_t cap, uint8_t meta,
+                       blosc2_cparams *cp, const void *chunk) {
+  (void)meta; (void)cp; (void)chunk;
+  int32_t o = 0;
+  for (int32_t i = 0; i < len;) {
+    int32_t run = 1;
+    while (i + run < len && run < 255 && src[i + run] == src[i]) run++;
+    if (o + 2 > cap || o + 2 >= len) return 0;
+    dest[o++] = (uint8_t)run;
+    dest[o++] = src[i];
+    i += run;
+  }
+  return o;
+}
+
+static int counting_decoder(const uint8_t *src, int32_t len, uint8_t *dest, int32_t cap,
+                            uint8_t meta, blosc2_dparams *dp, const void *chunk) {
+  (void)meta; (void)dp; (void)chunk;
+  int32_t o = 0;
+  for (int32_t i = 0; i + 1 < len; i += 2) {
+    if (o + src[i] > cap) return -1;
+    memset(dest + o, src[i + 1], src[i]);
+    o += src[i];
+  }
+  pthread_mutex_lock(&decoders_lock);
+  int seen = 0;
+  for (int k = 0; k < ndecoders; k++) seen |= pthread_equal(decoders[k], pthread_self());
+  if (!seen && ndecoders < 8) decoders[ndecoders++] = pthread_self();
+  pthread_mutex_unlock(&decoders_lock);
+  return o;
+}
+
+/* A b2nd array opened from a file decodes with the dctx its client put in `sc->dctx`:
+ * python-blosc2 opens every array with 1 thread (the global count), then sets
+ * `sc->storage->dparams->nthreads` and swaps in a dctx of its own thread count. Slices must
+ * then be decoded on that many threads (a user codec counts them), as c-blosc2 does. */
+static void opened_array_dctx(void) {
+  blosc2_codec codec = {.compcode = 250, .compname = "fields-copy", .complib = 250,
+                        .version = 1, .encoder = rle_encoder, .decoder = counting_decoder};
+  printf("register_codec(250)=%d\n", blosc2_register_codec(&codec));
+  enum { N = 256 };
+  static double src[N * N], out[N * N];
+  for (int i = 0; i < N * N; i++) src[i] = (i % 1000) * 0.25;
+  char path[128];
+  snprintf(path, sizeof path, "%s/opened.b2nd", dir);
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 8;
+  cp.compcode = 250;
+  cp.nthreads = 1;
+  blosc2_storage st = {.contiguous = true, .urlpath = path, .cparams = &cp};
+  int64_t shape[2] = {N, N};
+  int32_t chunkshape[2] = {64, 64}, blockshape[2] = {16, 16};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, chunkshape, blockshape, "<f8", 0, NULL, 0);
+  b2nd_array_t *arr = NULL;
+  int rc = b2nd_from_cbuffer(ctx, &arr, src, sizeof src);
+  printf("opened dctx: from_cbuffer=%d\n", rc);
+  b2nd_free(arr);
+  b2nd_free_ctx(ctx);
+  for (int nthreads = 1; nthreads <= 2; nthreads++) {
+    arr = NULL;
+    rc = b2nd_open(path, &arr);
+    blosc2_schunk *sc = arr->sc;
+    /* As python-blosc2's SChunk.update_dparams. */
+    sc->storage->dparams->nthreads = (int16_t)nthreads;
+    blosc2_free_ctx(sc->dctx);
+    sc->dctx = blosc2_create_dctx(*sc->storage->dparams);
+    ndecoders = 0;
+    int64_t start[2] = {0, 0}, stop[2] = {N, N}, bshape[2] = {N, N};
+    memset(out, 0, sizeof out);
+    int rc2 = b2nd_get_slice_cbuffer(arr, start, stop, out, bshape, sizeof out);
+    printf("opened dctx nthreads=%d: open=%d get_slice=%d data=%s decoded on %s\n", nthreads, rc,
+           rc2, memcmp(out, src, sizeof src) == 0 ? "same" : "DIFFERENT",
+           ndecoders >= nthreads ? (nthreads > 1 ? "several threads" : "one thread or more")
+                                 : "fewer threads");
+    b2nd_free(arr);
+  }
+  blosc2_remove_urlpath(path);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/rblosc2-fields-XXXXXX");
   if (mkdtemp(dir) == NULL) return 1;
@@ -400,6 +486,7 @@ int main(void) {
   views();
   concurrent_appends();
   dctx_replaced();
+  opened_array_dctx();
   blosc2_destroy();
   rmdir(dir);
   printf("schunk_public_fields: done\n");

@@ -64,7 +64,7 @@ impl<S: ChunkStore> Array<S> {
             chunks.push((nchunk, coords.to_vec()));
             Ok(())
         })?;
-        let nthreads = self.store.dparams().nthreads.max(1) as usize;
+        let nthreads = self.store.decompression_threads();
         if nthreads > 1 && chunks.len() >= nthreads {
             return self.get_chunks_in_parallel(&chunks, start, stop, &copier, buffer);
         }

@@ -36,6 +36,9 @@ impl ChunkStore for Schunk {
     fn dparams(&self) -> &DParams {
         Schunk::dparams(self)
     }
+    fn decompression_threads(&self) -> usize {
+        self.decompressor().params().nthreads.max(1) as usize
+    }
     /// Arrays derived from this one (squeezed or expanded views) live in memory, as c-blosc2's
     /// views do, whatever this super-chunk's own storage.
     fn options(&self) -> Storage {

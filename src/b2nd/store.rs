@@ -21,6 +21,12 @@ pub trait ChunkStore: Sized + Sync {
     fn cparams(&self) -> &CParams;
     /// The parameters chunks are decompressed with.
     fn dparams(&self) -> &DParams;
+    /// The threads chunks are decompressed on: those of the decompressor in use, which is not
+    /// always one made from [`ChunkStore::dparams`] (a C client may swap in a context of its
+    /// own, as python-blosc2 does on every array it opens).
+    fn decompression_threads(&self) -> usize {
+        self.dparams().nthreads.max(1) as usize
+    }
     /// The options a store derived from this one (an array view) is created with.
     fn options(&self) -> Self::Options;
     /// Bytes of one item: the cparams' typesize, at least 1.
