@@ -392,6 +392,51 @@ static void dctx_replaced(void) {
   blosc2_schunk_free(sc);
 }
 
+/* Copies read the chunks through the dctx the client swapped in: with a postfilter there (set
+ * as python-blosc2's SChunk._set_postfilter does: in storage->dparams, then a new dctx from
+ * them), blosc2_schunk_copy and b2nd_copy decompress, run it and recompress, as c-blosc2 does,
+ * instead of taking the stored chunks as they are. */
+static void copies_through_swapped_postfilter(void) {
+  int32_t buf[1000], out[1000];
+  blosc2_cparams cp;
+  blosc2_storage st;
+  blosc2_schunk *sc = new_int_schunk(buf, &cp, &st);
+  blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+  blosc2_postfilter_params pp = {0};
+  sc->storage->dparams->postfilter = add_one;
+  sc->storage->dparams->postparams = &pp;
+  blosc2_free_ctx(sc->dctx);
+  sc->dctx = blosc2_create_dctx(*sc->storage->dparams);
+  blosc2_cparams cp2 = BLOSC2_CPARAMS_DEFAULTS;
+  cp2.typesize = 4;
+  blosc2_storage st2 = {.contiguous = true, .cparams = &cp2};
+  blosc2_schunk *copy = blosc2_schunk_copy(sc, &st2);
+  int rc = blosc2_schunk_decompress_chunk(copy, 0, out, sizeof out);
+  printf("schunk_copy through a postfilter: %d out[5]=%d\n", rc, out[5]);
+  blosc2_schunk_free(copy);
+  blosc2_schunk_free(sc);
+
+  for (int i = 0; i < 1000; i++) buf[i] = i;
+  int64_t shape[1] = {1000};
+  int32_t cs[1] = {1000}, bs[1] = {250};
+  blosc2_storage st3 = {.contiguous = false, .cparams = &cp2};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st3, 1, shape, cs, bs, "<i4", 0, NULL, 0);
+  b2nd_array_t *a = NULL, *b = NULL;
+  rc = b2nd_from_cbuffer(ctx, &a, buf, sizeof buf);
+  a->sc->storage->dparams->postfilter = add_one;
+  a->sc->storage->dparams->postparams = &pp;
+  blosc2_free_ctx(a->sc->dctx);
+  a->sc->dctx = blosc2_create_dctx(*a->sc->storage->dparams);
+  int rc2 = b2nd_copy(ctx, a, &b);
+  int64_t start[1] = {0}, stop[1] = {1000}, bshape[1] = {1000};
+  memset(out, 0, sizeof out);
+  int rc3 = b2nd_get_slice_cbuffer(b, start, stop, out, bshape, sizeof out);
+  printf("b2nd_copy through a postfilter: %d %d %d out[5]=%d\n", rc, rc2, rc3, out[5]);
+  b2nd_free(a);
+  b2nd_free(b);
+  b2nd_free_ctx(ctx);
+}
+
 /* The threads the user codec below decoded blocks on (distinct pthread ids, up to 8). */
 static pthread_t decoders[8];
 static int ndecoders = 0;
@@ -487,6 +532,7 @@ int main(void) {
   concurrent_appends();
   dctx_replaced();
   opened_array_dctx();
+  copies_through_swapped_postfilter();
   blosc2_destroy();
   rmdir(dir);
   printf("schunk_public_fields: done\n");

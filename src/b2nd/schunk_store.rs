@@ -39,6 +39,9 @@ impl ChunkStore for Schunk {
     fn decompression_threads(&self) -> usize {
         self.decompressor().params().nthreads.max(1) as usize
     }
+    fn decompresses_with_postfilter(&self) -> bool {
+        self.decodes_with_postfilter()
+    }
     /// Arrays derived from this one (squeezed or expanded views) live in memory, as c-blosc2's
     /// views do, whatever this super-chunk's own storage.
     fn options(&self) -> Storage {

@@ -23,9 +23,14 @@ pub trait ChunkStore: Sized + Sync {
     fn dparams(&self) -> &DParams;
     /// The threads chunks are decompressed on: those of the decompressor in use, which is not
     /// always one made from [`ChunkStore::dparams`] (a C client may swap in a context of its
-    /// own, as python-blosc2 does on every array it opens).
+    /// own, as python-blosc2 does on every array it opens, and for a postfilter).
     fn decompression_threads(&self) -> usize {
         self.dparams().nthreads.max(1) as usize
+    }
+    /// Whether decompression runs a postfilter (that of the decompressor in use, as for
+    /// [`ChunkStore::decompression_threads`]): chunks are then not copied as they are stored.
+    fn decompresses_with_postfilter(&self) -> bool {
+        self.dparams().postfilter.is_some()
     }
     /// The options a store derived from this one (an array view) is created with.
     fn options(&self) -> Self::Options;
