@@ -164,8 +164,9 @@ pub(super) unsafe fn store_given_chunk(
     })
 }
 
-/// A chunk a C caller malloc'd and handed over (`copy = false`), kept by an in-memory chunk
-/// list where it is and freed when the list lets it go.
+/// A chunk a C caller malloc'd and handed over (`copy = false`): kept by an in-memory chunk
+/// list where it is and freed when the list lets it go, or freed once copied into a frame;
+/// given back (left to the caller, not freed) when the change does not take it.
 struct MallocChunk {
     ptr: std::ptr::NonNull<u8>,
     len: usize,
