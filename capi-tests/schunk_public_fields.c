@@ -467,6 +467,8 @@ static int counting_decoder(const uint8_t *src, int32_t len, uint8_t *dest, int3
     memset(dest + o, src[i + 1], src[i]);
     o += src[i];
   }
+  /* Slow enough that every thread of a pool is awake before the blocks run out. */
+  usleep(200);
   pthread_mutex_lock(&decoders_lock);
   int seen = 0;
   for (int k = 0; k < ndecoders; k++) seen |= pthread_equal(decoders[k], pthread_self());
