@@ -179,12 +179,17 @@ mod tests {
         };
         let before = set_nthreads(N).unwrap();
         assert_eq!(holders(), 1, "set_nthreads keeps the pool");
-        // A context made and dropped finds the same pool and leaves it running.
+        // A context takes the pool at its first job (as c-blosc2 starts a context's threads),
+        // finds the same one, and leaves it running when dropped.
         let c = crate::chunk::Compressor::new(crate::chunk::CParams {
             nthreads: N,
             ..Default::default()
         })
         .unwrap();
+        assert_eq!(holders(), 1, "no job yet");
+        let src = vec![7u8; 1 << 20];
+        let mut dst = vec![0u8; src.len() + crate::chunk::header::MAX_OVERHEAD];
+        assert!(c.compress(&src, &mut dst).unwrap() > 0);
         assert_eq!(holders(), 2);
         drop(c);
         assert_eq!(holders(), 1);

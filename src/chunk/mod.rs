@@ -27,7 +27,7 @@ pub use params::{CParams, DParams};
 use crate::Result;
 use runner::Pool;
 use std::cell::Cell;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// The worker pool for `nthreads` (> 1). Contexts asking for the same number of threads share
 /// one pool, as c-blosc2 shares its thread pools; it lives as long as a context holds it.
@@ -76,20 +76,57 @@ pub(crate) fn release_kept_pool() {
     drop(pool);
 }
 
+/// The worker pool of a context with `nthreads` > 1, started at the context's first call that
+/// takes it, as c-blosc2 starts a context's threads at its first use: a context made and dropped
+/// without one starts no thread. python-blosc2's `blosc2.open` makes and drops four (the
+/// super-chunk's compressor and decompressor, then the ones it swaps in), which started and
+/// joined 4 threads per open of an array nobody else held: 103-106 us an open against
+/// c-blosc2's 67-68. A clone shares the pool once it has started (and the registry of
+/// [`make_pool`] before).
+#[derive(Clone)]
+struct LazyPool {
+    nthreads: i16,
+    pool: OnceLock<Arc<Pool>>,
+}
+
+impl LazyPool {
+    fn new(nthreads: i16) -> LazyPool {
+        LazyPool {
+            nthreads,
+            pool: OnceLock::new(),
+        }
+    }
+
+    /// The pool, started now if it has not been ([`Error::ThreadCreate`](crate::Error) when
+    /// it cannot start); None for one thread.
+    fn get(&self) -> Result<Option<&Pool>> {
+        if self.nthreads <= 1 {
+            return Ok(None);
+        }
+        if self.pool.get().is_none() {
+            if let Some(pool) = make_pool(self.nthreads)? {
+                // Another thread may have started it meanwhile: both got the registry's pool.
+                let _ = self.pool.set(pool);
+            }
+        }
+        Ok(self.pool.get().map(|p| &**p))
+    }
+}
+
 /// A compression context: parameters plus the worker pool for its `nthreads`. A clone shares
 /// the pool.
 #[derive(Clone)]
 pub struct Compressor {
     params: CParams,
-    pool: Option<Arc<Pool>>,
+    pool: LazyPool,
 }
 
 impl Compressor {
     /// A compressor for `params`, with a worker pool when `nthreads` > 1 (pools are shared
-    /// between contexts of the same size). Fails with [`Error::FilterPipeline`] for a filter id
-    /// c-blosc2 does not know (built-in ids, its plugin ids 32..=36 and user ids 160.. pass),
-    /// [`Error::ThreadCreate`] when the pool cannot start; the rest of the parameters is
-    /// checked by each `compress`.
+    /// between contexts of the same size; started at the first job, a call that cannot start
+    /// it failing with [`Error::ThreadCreate`]). Fails with [`Error::FilterPipeline`] for a
+    /// filter id c-blosc2 does not know (built-in ids, its plugin ids 32..=36 and user ids
+    /// 160.. pass); the rest of the parameters is checked by each `compress`.
     pub fn new(mut params: CParams) -> Result<Compressor> {
         let pool = Self::start(&mut params)?;
         Ok(Compressor { params, pool })
@@ -109,15 +146,16 @@ impl Compressor {
         Ok(Box::write(slot, wrap(Compressor { params, pool })))
     }
 
-    /// Checks `params`, completes them, and starts the pool they need.
-    fn start(params: &mut CParams) -> Result<Option<Arc<Pool>>> {
+    /// Checks `params`, completes them, and gives the pool they need (started at its first
+    /// job).
+    fn start(params: &mut CParams) -> Result<LazyPool> {
         compress::validate_for_create(params)?;
         // A registered codec the params name but do not carry (params built without the C
         // layer, such as those of a super-chunk opened from a file).
         if params.user_codec.is_none() && !crate::codecs::is_builtin(params.compcode) {
             params.user_codec = registry::codec(params.compcode).map(|e| e.codec);
         }
-        make_pool(params.nthreads)
+        Ok(LazyPool::new(params.nthreads))
     }
 
     /// The parameters it compresses with.
@@ -142,7 +180,7 @@ impl Compressor {
     /// none); [`Error::CodecSupport`], [`Error::FilterPipeline`] for a codec or filter that is
     /// neither built in nor given; whatever a user codec, filter or prefilter reports.
     pub fn compress(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        compress::compress(&self.params, self.pool.as_deref(), src, dst)
+        compress::compress(&self.params, self.pool.get()?, src, dst)
     }
 
     /// Compresses `src` as one chunk into `out` (cleared first; its length becomes the
@@ -155,7 +193,7 @@ impl Compressor {
     pub fn compress_to_vec(&self, src: &[u8], out: &mut Vec<u8>) -> Result<usize> {
         compress::compress_to_vec(
             &self.params,
-            self.pool.as_deref(),
+            self.pool.get()?,
             src,
             out,
             src.len() + header::MAX_OVERHEAD,
@@ -167,14 +205,14 @@ impl Compressor {
 #[derive(Clone)]
 pub struct Decompressor {
     params: DParams,
-    pool: Option<Arc<Pool>>,
+    pool: LazyPool,
 }
 
 impl Decompressor {
-    /// A decompressor for `params`, with a worker pool when `nthreads` > 1; fails only with
-    /// [`Error::ThreadCreate`] when the pool cannot start.
+    /// A decompressor for `params`, with a worker pool when `nthreads` > 1 (started at its
+    /// first job; a call that cannot start it fails with [`Error::ThreadCreate`]).
     pub fn new(params: DParams) -> Result<Decompressor> {
-        let pool = make_pool(params.nthreads)?;
+        let pool = LazyPool::new(params.nthreads);
         Ok(Decompressor { params, pool })
     }
 
@@ -186,7 +224,7 @@ impl Decompressor {
         wrap: impl FnOnce(Decompressor) -> T,
     ) -> Result<Box<T>> {
         let params = params();
-        let pool = make_pool(params.nthreads)?;
+        let pool = LazyPool::new(params.nthreads);
         let slot = Box::new_uninit();
         Ok(Box::write(slot, wrap(Decompressor { params, pool })))
     }
@@ -247,7 +285,7 @@ impl Decompressor {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
-        decompress::decompress(&self.params, self.pool.as_deref(), src, dst, maskout)
+        decompress::decompress(&self.params, self.pool.get()?, src, dst, maskout)
     }
 
     /// `decompress` for a lazy chunk (blocks fetched through `reader`) or a regular one.
@@ -258,14 +296,7 @@ impl Decompressor {
         maskout: Option<&[bool]>,
         reader: Option<&dyn decompress::LazyBlocks>,
     ) -> Result<usize> {
-        decompress::decompress_with(
-            &self.params,
-            self.pool.as_deref(),
-            src,
-            dst,
-            maskout,
-            reader,
-        )
+        decompress::decompress_with(&self.params, self.pool.get()?, src, dst, maskout, reader)
     }
 
     /// Decodes the byte spans of blocks of chunk `src` one at a time,
@@ -289,7 +320,7 @@ impl Decompressor {
         nitems: usize,
         f: impl Fn(usize) -> Result<()> + Sync,
     ) -> Result<()> {
-        match self.pool.as_deref() {
+        match self.pool.get()? {
             Some(pool) if nitems > 1 => runner::for_each_item(pool, nitems, |i, _| f(i)),
             _ => (0..nitems).try_for_each(f),
         }
