@@ -5,7 +5,9 @@
 use super::array::{Array, Params};
 use super::scratch::Scratch;
 use super::shape::for_each_index;
-use super::slice::{check_slice, copy_buffer, for_each_block, for_each_chunk, Part, PartCopier};
+use super::slice::{
+    check_slice, copy_buffer, count_blocks, for_each_block, for_each_chunk, Part, PartCopier,
+};
 use super::store::ChunkStore;
 use crate::chunk::decompress::BlockSpan;
 use crate::schunk::ONE_PASS_BYTES;
@@ -64,10 +66,10 @@ impl<S: ChunkStore> Array<S> {
             chunks.push((nchunk, coords.to_vec()));
             Ok(())
         })?;
-        let nthreads = self.store.decompression_threads();
+        let nthreads = self.store.decoding_params().nthreads.max(1) as usize;
         if nthreads > 1
             && chunks.len() >= nthreads
-            && self.chunks_share_evenly(&chunks, start, stop, &copier, nthreads)
+            && self.chunks_share_evenly(&chunks, start, stop, nthreads)
         {
             return self.get_chunks_in_parallel(&chunks, start, stop, &copier, buffer);
         }
@@ -100,14 +102,11 @@ impl<S: ChunkStore> Array<S> {
         chunks: &[(i64, Vec<i64>)],
         start: &[i64],
         stop: &[i64],
-        copier: &PartCopier,
         nthreads: usize,
     ) -> bool {
-        let (mut parts, mut spans) = (Vec::new(), Vec::new());
         let (mut total, mut largest, mut by_blocks) = (0, 0, 0);
         for (_, coords) in chunks {
-            self.plan_chunk(coords, start, stop, copier, &mut parts, &mut spans);
-            let n = parts.len();
+            let n = count_blocks(&self.geom, coords, start, stop);
             total += n;
             largest = largest.max(n);
             by_blocks += if n >= PARALLEL_MIN_BLOCKS {
@@ -445,15 +444,13 @@ mod tests {
     }
 
     fn shared_by_chunk(a: &Array<Schunk>, start: &[i64], stop: &[i64]) -> bool {
-        let shape: Vec<i64> = start.iter().zip(stop).map(|(s, e)| e - s).collect();
-        let copier = PartCopier::new(8, &a.geom.blockshape, &shape, start).unwrap();
         let mut chunks = Vec::new();
         for_each_chunk(&a.geom, start, stop, |nchunk, coords| {
             chunks.push((nchunk, coords.to_vec()));
             Ok(())
         })
         .unwrap();
-        a.chunks_share_evenly(&chunks, start, stop, &copier, 2)
+        a.chunks_share_evenly(&chunks, start, stop, 2)
     }
 
     #[test]

@@ -36,11 +36,8 @@ impl ChunkStore for Schunk {
     fn dparams(&self) -> &DParams {
         Schunk::dparams(self)
     }
-    fn decompression_threads(&self) -> usize {
-        self.decompressor().params().nthreads.max(1) as usize
-    }
-    fn decompresses_with_postfilter(&self) -> bool {
-        self.decodes_with_postfilter()
+    fn decoding_params(&self) -> DParams {
+        self.decompressor().params().clone()
     }
     /// Arrays derived from this one (squeezed or expanded views) live in memory, as c-blosc2's
     /// views do, whatever this super-chunk's own storage.

@@ -460,6 +460,44 @@ pub(crate) fn for_each_chunk(
     })
 }
 
+/// How many blocks of chunk `chunk_coords` the slice `[start, stop)` touches (the blocks
+/// [`for_each_block`] visits).
+pub(crate) fn count_blocks(
+    geom: &Geometry,
+    chunk_coords: &[i64],
+    start: &[i64],
+    stop: &[i64],
+) -> usize {
+    let (cstart, cstop) = geom.chunk_region(chunk_coords);
+    touched_blocks(geom, &cstart, &cstop, start, stop)
+        .map_or(0, |(_, count)| count.iter().product::<i64>() as usize)
+}
+
+/// The first block and the number of blocks along each dimension of the chunk spanning
+/// `[cstart, cstop)` that the slice `[start, stop)` touches; None when it touches none.
+fn touched_blocks(
+    geom: &Geometry,
+    cstart: &[i64],
+    cstop: &[i64],
+    start: &[i64],
+    stop: &[i64],
+) -> Option<(Vec<i64>, Vec<i64>)> {
+    let ndim = geom.ndim();
+    let mut first = vec![0i64; ndim];
+    let mut count = vec![0i64; ndim];
+    for d in 0..ndim {
+        let lo = start[d].max(cstart[d]);
+        let hi = stop[d].min(cstop[d]);
+        if lo >= hi {
+            return None;
+        }
+        let bs = geom.blockshape[d];
+        first[d] = (lo - cstart[d]) / bs;
+        count[d] = (hi - 1 - cstart[d]) / bs - first[d] + 1;
+    }
+    Some((first, count))
+}
+
 /// Calls `f` for every block of chunk `chunk_coords` that the slice `[start, stop)` touches,
 /// with the part of the slice inside it.
 pub(crate) fn for_each_block(
@@ -471,18 +509,9 @@ pub(crate) fn for_each_block(
 ) -> Result<()> {
     let ndim = geom.ndim();
     let (cstart, cstop) = geom.chunk_region(chunk_coords);
-    let mut first = vec![0i64; ndim];
-    let mut count = vec![0i64; ndim];
-    for d in 0..ndim {
-        let lo = start[d].max(cstart[d]);
-        let hi = stop[d].min(cstop[d]);
-        if lo >= hi {
-            return Ok(());
-        }
-        let bs = geom.blockshape[d];
-        first[d] = (lo - cstart[d]) / bs;
-        count[d] = (hi - 1 - cstart[d]) / bs - first[d] + 1;
-    }
+    let Some((first, count)) = touched_blocks(geom, &cstart, &cstop, start, stop) else {
+        return Ok(());
+    };
     let bstrides = strides(&geom.blocks_per_dim());
     let mut origin = vec![0i64; ndim];
     let mut pstart = vec![0i64; ndim];
@@ -651,5 +680,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!(touched, vec![2]);
+        assert_eq!(count_blocks(&g, &[0, 1], &[3, 5], &[5, 6]), 1);
+        // The whole of chunk (1,1) (rows 4..8, cols 4..8): its 2x2 blocks.
+        assert_eq!(count_blocks(&g, &[1, 1], &[0, 0], &[10, 10]), 4);
+        // Rows 1..7, cols 0..10 of chunk (0,0): both block rows, both block columns.
+        assert_eq!(count_blocks(&g, &[0, 0], &[1, 0], &[7, 10]), 4);
+        assert_eq!(count_blocks(&g, &[2, 2], &[3, 5], &[5, 6]), 0);
     }
 }

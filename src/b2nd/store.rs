@@ -21,16 +21,12 @@ pub trait ChunkStore: Sized + Sync {
     fn cparams(&self) -> &CParams;
     /// The parameters chunks are decompressed with.
     fn dparams(&self) -> &DParams;
-    /// The threads chunks are decompressed on: those of the decompressor in use, which is not
-    /// always one made from [`ChunkStore::dparams`] (a C client may swap in a context of its
-    /// own, as python-blosc2 does on every array it opens, and for a postfilter).
-    fn decompression_threads(&self) -> usize {
-        self.dparams().nthreads.max(1) as usize
-    }
-    /// Whether decompression runs a postfilter (that of the decompressor in use, as for
-    /// [`ChunkStore::decompression_threads`]): chunks are then not copied as they are stored.
-    fn decompresses_with_postfilter(&self) -> bool {
-        self.dparams().postfilter.is_some()
+    /// The parameters of the decompressor in use, which a C client may have swapped in for one
+    /// of its own (python-blosc2 does on every array it opens, and for a postfilter) while
+    /// [`ChunkStore::dparams`] stays the store's record, which derived stores inherit (as
+    /// c-blosc2 reads `schunk->dctx` to decompress and `storage->dparams` to copy).
+    fn decoding_params(&self) -> DParams {
+        self.dparams().clone()
     }
     /// The options a store derived from this one (an array view) is created with.
     fn options(&self) -> Self::Options;

@@ -55,7 +55,7 @@ impl Schunk {
             && src.filters == dst.filters
             && src.filters_meta == dst.filters_meta
             && src.prefilter.is_none()
-            && !self.decodes_with_postfilter()
+            && self.decompressor().params().postfilter.is_none()
     }
 
     /// `copy` with the choice of how chunks travel made by the caller: `as_stored` copies the

@@ -152,12 +152,6 @@ impl Schunk {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
-    /// Whether the decompressor in use runs a postfilter (a C client's swapped-in context may
-    /// have one the super-chunk's own parameters lack): copies then decompress, as c-blosc2's
-    /// do through `schunk->dctx`, instead of taking the stored chunks as they are.
-    pub fn decodes_with_postfilter(&self) -> bool {
-        self.decompressor().params().postfilter.is_some()
-    }
     /// Compresses from now on with `compressor` (its parameters become the super-chunk's, as
     /// when c-blosc2's client swaps `schunk->cctx` with the matching `storage->cparams`); the
     /// array layout stays the super-chunk's.

@@ -30,22 +30,33 @@ pub trait HandedChunk: Send + Sync {
 /// is written ([`Handover::release`]). A change that does neither (refused, or failed) drops
 /// the `Handover`, which gives the chunk back to its owner: every way out of a change but its
 /// two successful ones leaves the chunk where the caller can still free it.
-pub struct Handover(Option<Box<dyn HandedChunk>>);
+pub struct Handover(Box<dyn HandedChunk>);
+
+/// What a [`Handover`] holds once its chunk is gone (taken, or given back as it drops): no
+/// bytes, nothing to give back (a zero-sized box, which allocates nothing).
+struct Gone;
+
+impl HandedChunk for Gone {
+    fn bytes(&self) -> &[u8] {
+        &[]
+    }
+    fn give_back(self: Box<Self>) {}
+}
 
 impl Handover {
     /// Takes `chunk` over for one change.
     pub fn new(chunk: Box<dyn HandedChunk>) -> Self {
-        Handover(Some(chunk))
+        Handover(chunk)
     }
 
     /// The chunk, exactly its cbytes.
     pub fn bytes(&self) -> &[u8] {
-        self.0.as_ref().map_or(&[], |c| c.bytes())
+        self.0.bytes()
     }
 
     /// The chunk, which the taker now owns (dropping it releases its bytes).
-    fn take(mut self) -> Option<Box<dyn HandedChunk>> {
-        self.0.take()
+    fn take(mut self) -> Box<dyn HandedChunk> {
+        std::mem::replace(&mut self.0, Box::new(Gone))
     }
 
     /// Releases the chunk's bytes: their copy is where the change put them.
@@ -56,9 +67,7 @@ impl Handover {
 
 impl Drop for Handover {
     fn drop(&mut self) {
-        if let Some(chunk) = self.0.take() {
-            chunk.give_back();
-        }
+        std::mem::replace(&mut self.0, Box::new(Gone)).give_back();
     }
 }
 
@@ -103,10 +112,7 @@ impl GivenChunk<'_> {
         match self {
             GivenChunk::Borrowed(b) => ListChunk::Own(list_chunk(b)),
             GivenChunk::Owned(v) => ListChunk::Own(v),
-            GivenChunk::Handed(h) => match h.take() {
-                Some(c) => ListChunk::Handed(c),
-                None => ListChunk::Own(Vec::new()),
-            },
+            GivenChunk::Handed(h) => ListChunk::Handed(h.take()),
         }
     }
 

@@ -790,7 +790,7 @@ impl SchunkHandle {
             && cp.filters == src.filters
             && cp.filters_meta == src.filters_meta
             && src.prefilter.is_none()
-            && !self.schunk.decodes_with_postfilter()
+            && self.schunk.decompressor().params().postfilter.is_none()
     }
 
     /// The super-chunk copied into `storage` as `blosc2_schunk_copy` does (into `store` when
