@@ -11,6 +11,7 @@ use super::store::ChunkStore;
 use crate::chunk::header::Special;
 use crate::chunk::{CParams, DParams};
 use crate::{Error, Result};
+use std::borrow::Cow;
 
 pub use crate::b2nd_meta::{CATERVA_META_NAME, META_NAME};
 
@@ -227,7 +228,7 @@ impl<S: ChunkStore> Array<S> {
                 let chunk = a.store.special_chunk(Special::Value, nbytes, Some(v))?;
                 a.store.fill_special(nchunks, Special::Zero, nbytes)?;
                 for n in 0..nchunks {
-                    a.store.update_chunk(n, chunk.clone())?;
+                    a.store.update_chunk(n, Cow::Borrowed(&chunk))?;
                 }
             }
         }

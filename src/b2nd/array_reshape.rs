@@ -161,7 +161,7 @@ impl<S: ChunkStore> Array<S> {
             });
             // A dimension that was empty had no chunks: every chunk is new.
             if added || old.nitems == 0 {
-                self.store.insert_chunk(n, zeros.clone())?;
+                self.store.insert_chunk(n, Cow::Borrowed(&zeros))?;
             }
         }
         Ok(())
@@ -272,7 +272,7 @@ impl<S: ChunkStore> Array<S> {
             if aligned {
                 let mut dest = coords.to_vec();
                 dest[axis] += chunk_offset;
-                let chunk = other.store.chunk(ravel(coords, &other_grid))?.into_owned();
+                let chunk = other.store.chunk(ravel(coords, &other_grid))?;
                 self.store.update_chunk(ravel(&dest, &grid), chunk)?;
                 return Ok(());
             }

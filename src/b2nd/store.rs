@@ -72,15 +72,17 @@ pub trait ChunkStore: Sized + Sync {
     /// Appends a compressed chunk, copied only where the store must own it (a file-backed
     /// super-chunk writes a borrowed chunk straight to the file).
     fn append_chunk(&mut self, chunk: Cow<'_, [u8]>) -> Result<i64>;
-    /// Inserts a compressed chunk before position `nchunk`; returns the new number of chunks.
-    fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
-    /// Replaces chunk `nchunk`; returns the number of chunks.
-    fn update_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64>;
+    /// Inserts a compressed chunk before position `nchunk` (copied only where the store must
+    /// own it, as [`ChunkStore::append_chunk`]); returns the new number of chunks.
+    fn insert_chunk(&mut self, nchunk: i64, chunk: Cow<'_, [u8]>) -> Result<i64>;
+    /// Replaces chunk `nchunk` (the chunk copied only where the store must own it); returns
+    /// the number of chunks.
+    fn update_chunk(&mut self, nchunk: i64, chunk: Cow<'_, [u8]>) -> Result<i64>;
     /// Compresses `data` with the store's parameters and replaces chunk `nchunk` with the
     /// result; returns the number of chunks.
     fn update_chunk_data(&mut self, nchunk: i64, data: &[u8]) -> Result<i64> {
         let chunk = self.compress_chunk(data)?;
-        self.update_chunk(nchunk, chunk)
+        self.update_chunk(nchunk, Cow::Owned(chunk))
     }
     /// Whether [`ChunkStore::update_chunks`] commits chunks that sit next to each other in one
     /// pass, so that a caller rewriting several gains by handing them over together.
@@ -92,7 +94,7 @@ pub trait ChunkStore: Sized + Sync {
     fn update_chunks(&mut self, first: i64, chunks: &[Vec<u8>]) -> Result<i64> {
         let mut n = self.nchunks();
         for (k, chunk) in chunks.iter().enumerate() {
-            n = self.update_chunk(first + k as i64, chunk.clone())?;
+            n = self.update_chunk(first + k as i64, Cow::Borrowed(chunk))?;
         }
         Ok(n)
     }
@@ -287,14 +289,14 @@ impl ChunkStore for MemStore {
         self.chunks.push(chunk.into_owned());
         Ok(self.chunks.len() as i64)
     }
-    fn insert_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {
+    fn insert_chunk(&mut self, nchunk: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
         let i = self.index(nchunk, self.chunks.len() + 1)?;
-        self.chunks.insert(i, chunk);
+        self.chunks.insert(i, chunk.into_owned());
         Ok(self.chunks.len() as i64)
     }
-    fn update_chunk(&mut self, nchunk: i64, chunk: Vec<u8>) -> Result<i64> {
+    fn update_chunk(&mut self, nchunk: i64, chunk: Cow<'_, [u8]>) -> Result<i64> {
         let i = self.index(nchunk, self.chunks.len())?;
-        self.chunks[i] = chunk;
+        self.chunks[i] = chunk.into_owned();
         Ok(self.chunks.len() as i64)
     }
     fn delete_chunk(&mut self, nchunk: i64) -> Result<i64> {

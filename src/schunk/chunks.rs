@@ -49,11 +49,6 @@ impl Schunk {
         self.append_chunk_given(GivenChunk::Borrowed(chunk))
     }
 
-    /// Appends `chunk`, taking ownership (no copy for in-memory lists).
-    pub fn append_chunk_owned(&mut self, chunk: Vec<u8>) -> Result<i64> {
-        self.append_chunk_given(GivenChunk::Owned(chunk))
-    }
-
     /// Appends `chunk` (an in-memory list keeps an owned or handed-over chunk as it is, see
     /// [`GivenChunk`]); returns the new number of chunks.
     pub fn append_chunk_given(&mut self, chunk: GivenChunk<'_>) -> Result<i64> {

@@ -1,7 +1,6 @@
 //! Item slices across chunks.
 
 use super::{Schunk, ONE_PASS_BYTES};
-use crate::chunk::header::MAX_OVERHEAD;
 use crate::{Error, Result};
 
 impl Schunk {
@@ -75,12 +74,10 @@ impl Schunk {
             let from = (pos - bstart) as usize;
             data[within as usize..(within + take) as usize]
                 .copy_from_slice(&src[from..from + take as usize]);
-            // Compressed into a buffer that is not zeroed first, which the super-chunk keeps
-            // (as c-blosc2 hands its buffer over).
-            let mut chunk = Vec::with_capacity(data.len() + MAX_OVERHEAD);
-            if self.compressor().compress_to_vec(&data, &mut chunk)? == 0 {
-                return Err(Error::Failure);
-            }
+            // Compressed into a buffer that is not zeroed first (a kept one when there is one,
+            // see crate::kept), which an in-memory list keeps (as c-blosc2 hands its buffer
+            // over).
+            let chunk = super::storage::compress_list_chunk(&self.compressor(), &data)?;
             pos += take;
             if !one_pass {
                 self.update_chunk_owned(n, chunk)?;

@@ -83,6 +83,16 @@ pub enum GivenChunk<'a> {
     Handed(Handover),
 }
 
+/// Borrowed bytes are copied by the change, an owned buffer is kept as it is.
+impl<'a> From<std::borrow::Cow<'a, [u8]>> for GivenChunk<'a> {
+    fn from(chunk: std::borrow::Cow<'a, [u8]>) -> Self {
+        match chunk {
+            std::borrow::Cow::Borrowed(b) => GivenChunk::Borrowed(b),
+            std::borrow::Cow::Owned(v) => GivenChunk::Owned(v),
+        }
+    }
+}
+
 impl GivenChunk<'_> {
     /// The chunk's bytes (possibly longer than its cbytes until [`GivenChunk::exact`]).
     pub fn bytes(&self) -> &[u8] {

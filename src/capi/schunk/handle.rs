@@ -153,7 +153,7 @@ impl SchunkHandle {
         io: blosc2_io,
         build: impl FnOnce(*mut blosc2_schunk) -> Result<Schunk>,
     ) -> Result<*mut blosc2_schunk> {
-        let placeholder = Schunk::new(Storage::default())?;
+        let placeholder = Schunk::placeholder()?;
         // The mirror is 64 KiB (c-blosc2's vlmetalayers array): it is zeroed where it lives
         // rather than built on the stack and moved, which cost b2nd_open a third of its time.
         let mut h = Box::<SchunkHandle>::new_zeroed();
