@@ -142,6 +142,8 @@ DATASETS = [
     Dataset("i32-3d-lz4-t1", np.int32, (32, 256, 256), "lz4", 5, 1),
     Dataset("u8-1d-zstd-t2", np.uint8, (8_000_000,), "zstd", 3, 2, filt=blosc2.Filter.BITSHUFFLE),
     Dataset("f64-1d-blosclz-t1", np.float64, (1_000_000,), "blosclz", 5, 1),
+    # a small array (one 80 KB chunk): what each call costs beyond its data
+    Dataset("f64-2d-small-zstd-t1", np.float64, (100, 100), "zstd", 5, 1),
 ]
 
 
@@ -283,6 +285,20 @@ def workloads(ds, work):
         add("file", "fill_cols_rev", lambda: fill("fillc.b2nd", by_cols_rev), lambda r: equal(r, ds.A))
         # the corner chunk was last written by k = 32
         add("file", "update_40", update_40, lambda r: equal(r, ds.A[:c0, :c1] + 32))
+
+    # new arrays from others: copies, concatenation and stacking (chunks that line up are
+    # copied as they are), new axes, constructors. On small arrays these are the library's
+    # per-array cost (python-blosc2's stack of two 32 MB arrays: 5-6 ms on ours against 1.1
+    # until b143e36, fresh heap faulted in for every chunk copy).
+    add("build", "copy", lambda: ds.a.copy(), lambda r: equal(r[...], ds.A))
+    add("build", "concat", lambda: blosc2.concat([ds.a, ds.b], axis=0),
+        lambda r: equal(r[...], np.concatenate([ds.A, ds.B], axis=0)))
+    add("build", "stack", lambda: blosc2.stack([ds.a, ds.b], axis=0),
+        lambda r: equal(r[...], np.stack([ds.A, ds.B], axis=0)))
+    add("build", "expand_dims", lambda: blosc2.expand_dims(ds.a, axis=0),
+        lambda r: r.shape == (1,) + shape and equal(r[0, ...], ds.A))
+    add("build", "zeros", lambda: blosc2.zeros(shape, dtype=ds.dtype, **ds.kw),
+        lambda r: r.shape == shape and not np.any(r[...]))
 
     # super-chunks, tensors, buffers
     csize = 1 << 20

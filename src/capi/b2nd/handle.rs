@@ -267,16 +267,38 @@ pub(super) unsafe fn new_handle(
 
 /// Gives a core array to C.
 pub(super) fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
+    // The public fields come from the array in hand: lending the super-chunk back out of its
+    // new handle (`handle_for_schunk`) would rebuild this same array from its metalayer
+    // (a third of a b2nd_zeros of a 100x100 array).
+    let spare = stand_in()?;
+    // SAFETY: every field of b2nd_array_t is an integer or a raw pointer: all-zero is valid.
+    let mut c: b2nd_array_t = unsafe { std::mem::zeroed() };
+    if let Err(e) = fill_fields(&mut c, &a) {
+        // SAFETY: the dtype is NULL or ours.
+        unsafe { libc::free(c.dtype.cast()) };
+        return Err(e);
+    }
     let sc = schunk_into_c(a.into_store());
     if sc.is_null() {
+        // SAFETY: as above.
+        unsafe { libc::free(c.dtype.cast()) };
         return Err(Error::Failure);
     }
-    // SAFETY: sc is the fresh handle just made; on failure it is freed here.
-    unsafe {
-        handle_for_schunk(sc).inspect_err(|_| {
-            blosc2_schunk_free(sc);
-        })
-    }
+    c.sc = sc;
+    // SAFETY: sc is the live handle just made (its mirror synced when it was made).
+    c.last_tick = unsafe { (*sc).change_tick };
+    c.chunk_cache = chunk_cache_s {
+        data: ptr::null_mut(),
+        nchunk: -1,
+    };
+    let h = Box::new(ArrayHandle {
+        c,
+        spare: Some(spare),
+        owner: Some(Arc::new(SharedSchunk(sc))),
+        map: None,
+        description: None,
+    });
+    Ok(Box::into_raw(h).cast())
 }
 
 /// Writes a new array into `*out` (NULL `out` is an error).
