@@ -7,7 +7,7 @@ use libc::c_int;
 
 use super::context::B2ndCtx;
 
-use crate::b2nd::{lend_schunk, meta, stand_in, Array, DimMap, Params, MAX_DIM};
+use crate::b2nd::{lend_schunk, meta, Array, DimMap, LoanKeep, Params, MAX_DIM};
 use crate::capi::ffi::{c_str, entry, malloc_cstring, Castable};
 use crate::capi::schunk::{
     blosc2_schunk_free, schunk_into_c, schunk_mut, set_chunk_source, storage_from_c, sync_mirror,
@@ -17,9 +17,9 @@ use crate::schunk::{Schunk, Storage};
 use crate::{Error, Result};
 
 /// What C holds as a `b2nd_array_t *`: the public struct first (so both addresses agree), then
-/// the stand-in super-chunk the core's loan (`b2nd::lend_schunk`) puts into `sc`'s handle while
-/// the core's `Array` works on the array's own super-chunk (the `Array` owns its store; the C
-/// layer keeps it in `sc`).
+/// what the core's loans (`b2nd::lend_schunk`) keep between calls: the stand-in super-chunk put
+/// into `sc`'s handle while the core's `Array` works on the array's own super-chunk (the
+/// `Array` owns its store; the C layer keeps it in `sc`), and the layout the last loan found.
 ///
 /// Views (`b2nd_squeeze`, `b2nd_squeeze_index`, `b2nd_expand_dims`) share their base's
 /// super-chunk: a view's handle holds a clone of the base's `owner` and the `map` of its
@@ -31,7 +31,7 @@ use crate::{Error, Result};
 #[repr(C)]
 pub(crate) struct ArrayHandle {
     pub(super) c: b2nd_array_t,
-    spare: Option<Schunk>,
+    keep: LoanKeep,
     /// The super-chunk holding the chunks (`c.sc` of the base), shared by the array and its
     /// views (`None` only while the handle is built).
     pub(super) owner: Option<Arc<SharedSchunk>>,
@@ -149,7 +149,7 @@ pub(super) unsafe fn with_array<R>(
     let slot = unsafe { schunk_mut(data_sc) }.ok_or(Error::NullPointer)?;
     let (r, filled) = {
         // The loan puts the super-chunk back in its handle when it goes, also on a panic.
-        let mut lent = lend_schunk(slot, &mut h.spare, h.map.as_ref())?;
+        let mut lent = lend_schunk(slot, &mut h.keep, h.map.as_ref())?;
         let a = lent.array();
         let r = f(a);
         let mut filled = fill_fields(&mut h.c, a);
@@ -218,7 +218,7 @@ pub(super) unsafe fn new_handle(
     let is_view = map.is_some();
     let mut h = Box::new(ArrayHandle {
         c,
-        spare: Some(stand_in()?),
+        keep: LoanKeep::new()?,
         owner,
         map,
         description: None,
@@ -270,7 +270,7 @@ pub(super) fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
     // The public fields come from the array in hand: lending the super-chunk back out of its
     // new handle (`handle_for_schunk`) would rebuild this same array from its metalayer
     // (a third of a b2nd_zeros of a 100x100 array).
-    let spare = stand_in()?;
+    let keep = LoanKeep::new()?;
     // SAFETY: every field of b2nd_array_t is an integer or a raw pointer: all-zero is valid.
     let mut c: b2nd_array_t = unsafe { std::mem::zeroed() };
     if let Err(e) = fill_fields(&mut c, &a) {
@@ -293,7 +293,7 @@ pub(super) fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
     };
     let h = Box::new(ArrayHandle {
         c,
-        spare: Some(spare),
+        keep,
         owner: Some(Arc::new(SharedSchunk(sc))),
         map: None,
         description: None,
