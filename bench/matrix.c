@@ -176,9 +176,13 @@ static void build_rows(void) {
         row_t *r = add(F_SCHUNK, "schunk 32x1MiB f64 %s t%d %s", storages[st], t, sops[op]);
         r->a = st, r->op = op, r->nthreads = t;
       }
+    /* The b2nd rows are what every small array costs beyond its data (python-blosc2 makes one
+       per zeros/copy/expand_dims/reduction result): a 100x100 f64 array, one chunk. */
     static const char *calls[] = {"create+free-cctx x1000", "getitem-4items-of-4KiB-chunk x1000",
-                                  "compress-8KiB x100", "decompress-64KiB x100"};
-    for (int op = 0; op < 4 && t == 1; op++) {
+                                  "compress-8KiB x100", "decompress-64KiB x100",
+                                  "b2nd_zeros+free-100x100 x100", "b2nd_copy+free-100x100 x100",
+                                  "b2nd_expand_dims+free x100", "b2nd_get_slice_cbuffer-1row x100"};
+    for (int op = 0; op < 8 && t == 1; op++) {
       row_t *r = add(F_CALLS, "calls f64 t%d %s", t, calls[op]);
       r->op = op, r->typesize = 8, r->codec = BLOSC_BLOSCLZ, r->clevel = 5, r->filt = FL_SHUFFLE;
     }
@@ -250,6 +254,13 @@ static void setup(state_t *s) {
     int32_t n = r->op == 1 ? 4096 : (int32_t)s->n;
     s->csize = blosc2_compress(5, BLOSC_SHUFFLE, 8, s->src, n, s->chunk, n + BLOSC2_MAX_OVERHEAD);
     if (s->csize <= 0) fail("compress failed");
+    if (r->op >= 4) {
+      int64_t shape[2] = {100, 100};
+      int32_t cshape[2] = {100, 100}, bshape[2] = {50, 100};
+      s->st = (blosc2_storage){.contiguous = false, .cparams = &s->cp, .dparams = &s->dp};
+      s->bctx = b2nd_create_ctx(&s->st, 2, shape, cshape, bshape, "<f8", DTYPE_NUMPY_FORMAT, NULL, 0);
+      if (!s->bctx || b2nd_from_cbuffer(s->bctx, &s->arr, s->src, 80000) != 0) fail("b2nd setup failed");
+    }
   } else if (r->family == F_CHUNK || r->family == F_SPECIAL) {
     s->n = 4 << 20;
     s->src = malloc((size_t)s->n);
@@ -389,9 +400,26 @@ static int op(state_t *s) {
       for (int i = 0; i < 100; i++)
         if (blosc2_compress(5, BLOSC_SHUFFLE, 8, s->src + (i % 8) * 8192, 8192, s->out, 8192 + BLOSC2_MAX_OVERHEAD) <= 0) return 0;
       return 1;
-    default:
+    case 3:
       for (int i = 0; i < 100; i++)
         if (blosc2_decompress(s->chunk, (int32_t)s->csize, s->out, (int32_t)s->n) != s->n) return 0;
+      return 1;
+    case 7:
+      for (int i = 0; i < 100; i++) {
+        int64_t start[2] = {i % 100, 0}, stop[2] = {i % 100 + 1, 100}, bshape[2] = {1, 100};
+        if (b2nd_get_slice_cbuffer(s->arr, start, stop, s->out + (i % 100) * 800, bshape, 800) != 0) return 0;
+      }
+      return 1;
+    default:
+      for (int i = 0; i < 100; i++) {
+        b2nd_array_t *a = NULL;
+        bool newaxis[3] = {true, false, false};
+        int rc = r->op == 4   ? b2nd_zeros(s->bctx, &a)
+                 : r->op == 5 ? b2nd_copy(s->bctx, s->arr, &a)
+                              : b2nd_expand_dims(s->arr, &a, newaxis, 3);
+        if (rc != 0 || !a || a->nitems != 10000) return 0;
+        b2nd_free(a);
+      }
       return 1;
     }
   case F_B2ND: {
@@ -504,6 +532,7 @@ static void check(state_t *s) {
   } else if (r->family == F_CALLS) {
     if (r->op == 1 && memcmp(s->out + (999 % 64) * 32, s->src + ((999 * 37) % 508) * 8, 32) != 0) wrong("wrong getitem");
     if (r->op == 3 && memcmp(s->out, s->src, (size_t)s->n) != 0) wrong("wrong decompress");
+    if (r->op == 7 && memcmp(s->out, s->src, 80000) != 0) wrong("wrong b2nd row slice");
   } else if (r->op == 1 && memcmp(s->out, s->src, (size_t)s->n) != 0) {
     wrong("wrong schunk decompress");
   } else if (r->op == 5) {
