@@ -556,7 +556,7 @@ mod tests {
 
     /// A loan gives the array its super-chunk and puts it back when it goes: after a normal
     /// end, after a panic inside the operation, and (never moved) when the super-chunk holds
-    /// no array; the stand-in stays in `spare` for the next loan.
+    /// no array; the stand-in stays in `keep` for the next loan.
     #[test]
     fn a_loan_always_gives_the_super_chunk_back() {
         let params = Params::<Storage>::new(
