@@ -329,7 +329,7 @@ impl<S: ChunkStore> Array<S> {
         if same_layout {
             // A postfilter on the source makes c-blosc2 decompress (running it) and recompress.
             let raw = same_chunk_format(self.store.cparams(), out.store.cparams())
-                && self.store.decoding_params().postfilter.is_none();
+                && self.store.with_decoding_params(|d| d.postfilter.is_none());
             let mut data = Scratch::chunk_data();
             for n in 0..nchunks {
                 let chunk = if raw {

@@ -66,7 +66,9 @@ impl<S: ChunkStore> Array<S> {
             chunks.push((nchunk, coords.to_vec()));
             Ok(())
         })?;
-        let nthreads = self.store.decoding_params().nthreads.max(1) as usize;
+        let nthreads = self
+            .store
+            .with_decoding_params(|d| d.nthreads.max(1) as usize);
         if nthreads > 1
             && chunks.len() >= nthreads
             && self.chunks_share_evenly(&chunks, start, stop, nthreads)

@@ -54,7 +54,7 @@ pub mod store;
 pub mod view;
 
 pub use array::{Array, Params};
-pub use schunk_store::{lend_schunk, stand_in, LentSchunk, LoanKeep};
+pub use schunk_store::{lend_schunk, LentSchunk, LoanKeep};
 pub use store::{ChunkStore, MemStore};
 pub use view::DimMap;
 

@@ -36,8 +36,8 @@ impl ChunkStore for Schunk {
     fn dparams(&self) -> &DParams {
         Schunk::dparams(self)
     }
-    fn decoding_params(&self) -> DParams {
-        self.decompressor().params().clone()
+    fn with_decoding_params<R>(&self, f: impl FnOnce(&DParams) -> R) -> R {
+        f(self.decompressor().params())
     }
     /// Arrays derived from this one (squeezed or expanded views) live in memory, as c-blosc2's
     /// views do, whatever this super-chunk's own storage.
@@ -296,16 +296,6 @@ pub struct LoanKeep {
     layout: Option<KnownLayout>,
 }
 
-impl LoanKeep {
-    /// Ready for a first loan (with its stand-in made now).
-    pub fn new() -> Result<LoanKeep> {
-        Ok(LoanKeep {
-            stand_in: Some(stand_in()?),
-            layout: None,
-        })
-    }
-}
-
 /// An array layout as the b2nd metalayer of a super-chunk described it at `tick`.
 struct KnownLayout {
     tick: i64,
@@ -316,15 +306,10 @@ struct KnownLayout {
     dtype_format: i8,
 }
 
-/// An empty in-memory super-chunk: what stands in an owner's slot during a loan.
-pub fn stand_in() -> Result<Schunk> {
-    Schunk::placeholder()
-}
-
 /// Lends the super-chunk in `slot` to the array its b2nd metalayer describes (seen through
-/// `map` for a view of it): `keep`'s stand-in (or a new one) takes its place until the loan is
-/// dropped, which puts it back and keeps the stand-in in `keep` for the next loan. A
-/// super-chunk that holds no such array stays in `slot`.
+/// `map` for a view of it): `keep`'s stand-in (or a new [`Schunk::placeholder`]) takes its
+/// place until the loan is dropped, which puts it back and keeps the stand-in in `keep` for
+/// the next loan. A super-chunk that holds no such array stays in `slot`.
 pub fn lend_schunk<'a>(
     slot: &'a mut Schunk,
     keep: &'a mut LoanKeep,
@@ -332,7 +317,7 @@ pub fn lend_schunk<'a>(
 ) -> Result<LentSchunk<'a>> {
     let stand_in = match keep.stand_in.take() {
         Some(s) => s,
-        None => stand_in()?,
+        None => Schunk::placeholder()?,
     };
     let store = std::mem::replace(slot, stand_in);
     let tick = store.change_tick();
@@ -517,18 +502,23 @@ mod tests {
     /// A loan takes the layout the last one found while the metalayers are unchanged, and
     /// parses the metalayer again once they changed: through the super-chunk (another shape
     /// written into "b2nd") or through the array (a resize inside the loan).
-    #[test]
-    fn loans_reuse_the_layout_until_a_metalayer_changes() {
+    /// The super-chunk of a zero-filled 4-byte array of `shape` (10x10 chunks, 5x5 blocks).
+    fn zeros_schunk(shape: &[i64]) -> Schunk {
         let params = Params::<Storage>::new(
             CParams {
                 typesize: 4,
                 ..Default::default()
             },
-            &[20, 20],
+            shape,
             &[10, 10],
             &[5, 5],
         );
-        let mut slot = Array::<Schunk>::zeros(&params).unwrap().into_store();
+        Array::<Schunk>::zeros(&params).unwrap().into_store()
+    }
+
+    #[test]
+    fn loans_reuse_the_layout_until_a_metalayer_changes() {
+        let mut slot = zeros_schunk(&[20, 20]);
         let mut keep = LoanKeep::default();
         let shape = |slot: &mut Schunk, keep: &mut LoanKeep| {
             lend_schunk(slot, keep, None)
@@ -559,16 +549,7 @@ mod tests {
     /// no array; the stand-in stays in `keep` for the next loan.
     #[test]
     fn a_loan_always_gives_the_super_chunk_back() {
-        let params = Params::<Storage>::new(
-            CParams {
-                typesize: 4,
-                ..Default::default()
-            },
-            &[25, 25],
-            &[10, 10],
-            &[5, 5],
-        );
-        let mut slot = Array::<Schunk>::zeros(&params).unwrap().into_store();
+        let mut slot = zeros_schunk(&[25, 25]);
         let mut keep = LoanKeep::default();
         {
             let mut lent = lend_schunk(&mut slot, &mut keep, None).unwrap();

@@ -24,9 +24,10 @@ pub trait ChunkStore: Sized + Sync {
     /// The parameters of the decompressor in use, which a C client may have swapped in for one
     /// of its own (python-blosc2 does on every array it opens, and for a postfilter) while
     /// [`ChunkStore::dparams`] stays the store's record, which derived stores inherit (as
-    /// c-blosc2 reads `schunk->dctx` to decompress and `storage->dparams` to copy).
-    fn decoding_params(&self) -> DParams {
-        self.dparams().clone()
+    /// c-blosc2 reads `schunk->dctx` to decompress and `storage->dparams` to copy), handed to
+    /// `f` (read in every slice: not cloned).
+    fn with_decoding_params<R>(&self, f: impl FnOnce(&DParams) -> R) -> R {
+        f(self.dparams())
     }
     /// The options a store derived from this one (an array view) is created with.
     fn options(&self) -> Self::Options;

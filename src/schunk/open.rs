@@ -70,30 +70,21 @@ impl Schunk {
         let shared = match SHARED.get() {
             Some(s) => s,
             None => {
-                let mut first = Schunk::bare(Storage::default(), Chunks::List(Vec::new()))?;
-                first.fingerprint = super::FingerprintMode::Off;
+                let first = Schunk::bare(Storage::default(), Chunks::List(Vec::new()))?;
                 SHARED.get_or_init(|| first)
             }
         };
-        Ok(Schunk {
-            storage: shared.storage.clone(),
-            compressor: RwLock::new(shared.compressor()),
-            decompressor: RwLock::new(shared.decompressor()),
-            change_tick: 0,
-            // Its (empty) chunk list is never reported to a C mirror as a change.
-            list_changed_from: None,
-            chunk_observer: None,
-            chunksize: -1,
-            blocksize: shared.blocksize,
-            nbytes: 0,
-            cbytes: 0,
-            flags2: 0,
-            metas: Vec::new(),
-            vlmetas: Vec::new(),
-            chunks: Chunks::List(Vec::new()),
-            lock: None,
-            fingerprint: super::FingerprintMode::Off,
-        })
+        let mut p = Schunk::with_engines(
+            shared.storage.clone(),
+            shared.compressor(),
+            shared.decompressor(),
+            Chunks::List(Vec::new()),
+        );
+        // Never written: no fingerprints; its (empty) chunk list is never reported to a C
+        // mirror as a change.
+        p.fingerprint = super::FingerprintMode::Off;
+        p.list_changed_from = None;
+        Ok(p)
     }
 
     pub(super) fn bare(mut storage: Storage, chunks: Chunks) -> Result<Schunk> {
@@ -102,11 +93,29 @@ impl Schunk {
         storage.dparams.schunk_typesize = Some(storage.cparams.typesize);
         let compressor = Compressor::new(storage.compressor_cparams())?;
         let decompressor = Decompressor::new(storage.dparams.clone())?;
-        Ok(Schunk {
+        let mut sc = Schunk::with_engines(
+            storage,
+            Arc::new(compressor),
+            Arc::new(decompressor),
+            chunks,
+        );
+        sc.fingerprint = super::FingerprintMode::from_env();
+        Ok(sc)
+    }
+
+    /// A super-chunk without metalayers whose chunks are `chunks`, compressing and
+    /// decompressing with the engines given (built for `storage`'s parameters).
+    fn with_engines(
+        storage: Storage,
+        compressor: Arc<Compressor>,
+        decompressor: Arc<Decompressor>,
+        chunks: Chunks,
+    ) -> Schunk {
+        Schunk {
             blocksize: storage.cparams.blocksize,
             storage,
-            compressor: RwLock::new(Arc::new(compressor)),
-            decompressor: RwLock::new(Arc::new(decompressor)),
+            compressor: RwLock::new(compressor),
+            decompressor: RwLock::new(decompressor),
             change_tick: 0,
             list_changed_from: Some(0),
             chunk_observer: None,
@@ -118,8 +127,8 @@ impl Schunk {
             vlmetas: Vec::new(),
             chunks,
             lock: None,
-            fingerprint: super::FingerprintMode::from_env(),
-        })
+            fingerprint: super::FingerprintMode::Off,
+        }
     }
 
     /// The frame lock a super-chunk on disk at `urlpath` takes (None when its backend takes

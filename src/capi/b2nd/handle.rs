@@ -218,7 +218,7 @@ pub(super) unsafe fn new_handle(
     let is_view = map.is_some();
     let mut h = Box::new(ArrayHandle {
         c,
-        keep: LoanKeep::new()?,
+        keep: LoanKeep::default(),
         owner,
         map,
         description: None,
@@ -270,7 +270,6 @@ pub(super) fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
     // The public fields come from the array in hand: lending the super-chunk back out of its
     // new handle (`handle_for_schunk`) would rebuild this same array from its metalayer
     // (a third of a b2nd_zeros of a 100x100 array).
-    let keep = LoanKeep::new()?;
     // SAFETY: every field of b2nd_array_t is an integer or a raw pointer: all-zero is valid.
     let mut c: b2nd_array_t = unsafe { std::mem::zeroed() };
     if let Err(e) = fill_fields(&mut c, &a) {
@@ -293,7 +292,7 @@ pub(super) fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
     };
     let h = Box::new(ArrayHandle {
         c,
-        keep,
+        keep: LoanKeep::default(),
         owner: Some(Arc::new(SharedSchunk(sc))),
         map: None,
         description: None,
