@@ -364,7 +364,7 @@ impl<S: ChunkStore> Array<S> {
     /// than b2nd and dtype are this array's.
     pub fn copy_params<O: Clone>(&self, params: &Params<O>) -> Params<O> {
         let mut params = params.clone();
-        params.shape = self.geom.shape.clone();
+        params.shape = self.geom.shape.to_vec();
         params.metalayers = self
             .store
             .meta_names()

@@ -43,6 +43,7 @@ pub mod array;
 mod array_reshape;
 mod array_select;
 mod array_slices;
+pub mod dims;
 pub mod index;
 /// The b2nd metalayer format, which lives below super-chunks (`crate::b2nd_meta`).
 pub use crate::b2nd_meta as meta;
@@ -54,6 +55,7 @@ pub mod store;
 pub mod view;
 
 pub use array::{Array, Params};
+pub use dims::Dims;
 pub use schunk_store::{lend_schunk, LentSchunk, LoanKeep};
 pub use store::{ChunkStore, MemStore};
 pub use view::DimMap;

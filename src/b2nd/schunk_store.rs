@@ -244,9 +244,8 @@ pub struct LentSchunk<'a> {
     slot: &'a mut Schunk,
     keep: &'a mut LoanKeep,
     array: Option<Array<Schunk>>,
-    /// The super-chunk's change tick when lent (None for a view, whose geometry is not the
-    /// metalayer's).
-    tick: Option<i64>,
+    /// The super-chunk's change tick when lent.
+    tick: i64,
 }
 
 impl LentSchunk<'_> {
@@ -268,17 +267,18 @@ impl Drop for LentSchunk<'_> {
             geom,
             dtype,
             dtype_format,
-            ..
+            view,
         } = a;
         // Kept only when the operation changed no metalayer: one that did (a resize) may have
         // failed between writing the metalayer and updating the geometry.
-        if self.tick.is_some_and(|t| t == store.change_tick()) {
+        if self.tick == store.change_tick() {
             self.keep.layout = Some(KnownLayout {
                 tick: store.change_tick(),
                 with_chunks: store.nchunks() > 0,
                 geom,
                 dtype,
                 dtype_format,
+                view,
             });
         }
         self.keep.stand_in = Some(std::mem::replace(self.slot, store));
@@ -289,7 +289,8 @@ impl Drop for LentSchunk<'_> {
 /// slot, and the layout the last loan found, which the next one takes instead of parsing the
 /// b2nd metalayer again while the super-chunk's metalayers have not changed (its change tick
 /// is the same). Parsing it, building the geometry and checking the first chunk against it was
-/// a sixth of a `b2nd_copy` of a 100x100 array.
+/// a sixth of a `b2nd_copy` of a 100x100 array. A keep serves one owner, whose loans always
+/// see the super-chunk through the same map (a view's layout is kept as the view's).
 #[derive(Default)]
 pub struct LoanKeep {
     stand_in: Option<Schunk>,
@@ -304,6 +305,8 @@ struct KnownLayout {
     geom: super::shape::Geometry,
     dtype: Option<String>,
     dtype_format: i8,
+    /// The loan was of a view (its owner's map is fixed, so the geometry is the view's).
+    view: bool,
 }
 
 /// Lends the super-chunk in `slot` to the array its b2nd metalayer describes (seen through
@@ -325,15 +328,15 @@ pub fn lend_schunk<'a>(
         .layout
         .take()
         .filter(|k| k.tick == tick && (k.with_chunks || store.nchunks() == 0));
-    let array = match (map, known) {
-        (Some(map), _) => Array::view_of_or_back(store, map),
-        (None, Some(k)) => Ok(Array {
+    let array = match (known, map) {
+        (Some(k), _) => Ok(Array {
             store,
             geom: k.geom,
             dtype: k.dtype,
             dtype_format: k.dtype_format,
-            view: false,
+            view: k.view,
         }),
+        (None, Some(map)) => Array::view_of_or_back(store, map),
         (None, None) => Array::from_store_or_back(store),
     };
     match array {
@@ -341,7 +344,7 @@ pub fn lend_schunk<'a>(
             slot,
             keep,
             array: Some(a),
-            tick: map.is_none().then_some(tick),
+            tick,
         }),
         Err((e, store)) => {
             keep.stand_in = Some(std::mem::replace(slot, store));

@@ -3,7 +3,7 @@
 //! A chunk holds `extchunkshape` items: its blocks in C order, each block's items in C order,
 //! edge chunks and blocks padded. Chunks cover `extshape` (the shape rounded up to whole chunks).
 
-use super::MAX_DIM;
+use super::{Dims, MAX_DIM};
 use crate::chunk::header::MAX_BUFFERSIZE;
 use crate::{Error, Result};
 
@@ -13,16 +13,16 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
     /// Items along each dimension (0 to 16 dimensions; 0-d is a single item).
-    pub shape: Vec<i64>,
+    pub shape: Dims,
     /// Items of a chunk along each dimension.
-    pub chunkshape: Vec<i64>,
+    pub chunkshape: Dims,
     /// Items of a block along each dimension (a block larger than the chunk pads it to one
     /// block, as c-blosc2 allows).
-    pub blockshape: Vec<i64>,
+    pub blockshape: Dims,
     /// `shape` rounded up to whole chunks: the extent the chunk grid covers.
-    pub extshape: Vec<i64>,
+    pub extshape: Dims,
     /// `chunkshape` rounded up to whole blocks: the items a stored chunk holds per dimension.
-    pub extchunkshape: Vec<i64>,
+    pub extchunkshape: Dims,
     /// Items in the array (product of `shape`).
     pub nitems: i64,
     /// Items in a chunk's unpadded region (product of `chunkshape`).
@@ -81,8 +81,8 @@ impl Geometry {
         }
         // The block's own rules, c-blosc2's, before the chunk's size is looked at.
         checked_block_nbytes(chunkshape, blockshape, typesize as i64)?;
-        let mut extshape = vec![0i64; ndim];
-        let mut extchunkshape = vec![0i64; ndim];
+        let mut extshape = Dims::filled(ndim, 0);
+        let mut extchunkshape = Dims::filled(ndim, 0);
         for d in 0..ndim {
             let (s, c, b) = (shape[d], chunkshape[d] as i64, blockshape[d] as i64);
             if s < 0 || c < 0 {
@@ -99,8 +99,8 @@ impl Geometry {
         }
         let nitems = checked_product(shape)?;
         checked_product(&extshape)?;
-        let chunkshape: Vec<i64> = chunkshape.iter().map(|c| *c as i64).collect();
-        let blockshape: Vec<i64> = blockshape.iter().map(|b| *b as i64).collect();
+        let chunkshape: Dims = chunkshape.iter().map(|c| *c as i64).collect();
+        let blockshape: Dims = blockshape.iter().map(|b| *b as i64).collect();
         let chunknitems = checked_product(&chunkshape)?;
         let blocknitems = checked_product(&blockshape)?;
         // b2nd_array_t states the items of a chunk in an int32 (c-blosc2 refuses more).
@@ -115,7 +115,7 @@ impl Geometry {
             .checked_mul(typesize as i64)
             .ok_or(Error::MaxBufsizeExceeded)?;
         Ok(Geometry {
-            shape: shape.to_vec(),
+            shape: shape.into(),
             chunkshape,
             blockshape,
             extshape,
@@ -232,24 +232,24 @@ impl Geometry {
 /// `extshape * chunkshape`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct CStrides {
-    pub item_array: Vec<i64>,
-    pub item_extchunk: Vec<i64>,
-    pub item_chunk: Vec<i64>,
-    pub item_block: Vec<i64>,
-    pub block_chunk: Vec<i64>,
-    pub chunk_array: Vec<i64>,
+    pub item_array: Dims,
+    pub item_extchunk: Dims,
+    pub item_chunk: Dims,
+    pub item_block: Dims,
+    pub block_chunk: Dims,
+    pub chunk_array: Dims,
 }
 
 impl Geometry {
     pub(crate) fn c_strides(&self) -> CStrides {
         let n = self.ndim();
         let mut s = CStrides {
-            item_array: vec![1; n],
-            item_extchunk: vec![1; n],
-            item_chunk: vec![1; n],
-            item_block: vec![1; n],
-            block_chunk: vec![1; n],
-            chunk_array: vec![1; n],
+            item_array: Dims::filled(n, 1),
+            item_extchunk: Dims::filled(n, 1),
+            item_chunk: Dims::filled(n, 1),
+            item_block: Dims::filled(n, 1),
+            block_chunk: Dims::filled(n, 1),
+            chunk_array: Dims::filled(n, 1),
         };
         for i in (0..n.saturating_sub(1)).rev() {
             if self.shape[i + 1] == 0 {

@@ -162,6 +162,19 @@ pub(super) unsafe fn with_array<R>(
         (r, filled)
     };
     // SAFETY: as above; the loan and its slot reference are gone.
+    unsafe { follow_loan(h, data_sc) };
+    filled?;
+    r
+}
+
+/// After a loan of `data_sc` (the array's super-chunk, or a view's base's): brings the C
+/// mirrors up to date, for a view its own super-chunk's too (which shows its base's chunks).
+///
+/// # Safety
+/// `data_sc` and `h.c.sc` are NULL or live super-chunk handles with no loan out.
+unsafe fn follow_loan(h: &mut ArrayHandle, data_sc: *mut blosc2_schunk) {
+    let sc = h.c.sc;
+    // SAFETY: forwarded contract.
     unsafe { sync_mirror(data_sc) };
     if data_sc != sc && !sc.is_null() {
         // SAFETY: both live handles; the view's mirror shows its base's chunk counts, as the
@@ -184,8 +197,6 @@ pub(super) unsafe fn with_array<R>(
         // SAFETY: live handle.
         h.c.last_tick = unsafe { (*sc).change_tick };
     }
-    filled?;
-    r
 }
 
 /// A new C array around a super-chunk handle already holding an array.
@@ -246,8 +257,11 @@ pub(super) unsafe fn new_handle(
                 }
                 (*raw).description = Some(SharedSchunk(own));
                 (*raw).c.sc = own;
-                // Again, now that the view's super-chunk is there to follow the base.
-                with_array(p, |_| Ok(()))
+                // The view's super-chunk follows its base's from now on (the loan above
+                // described it; nothing changed since).
+                let base = (*raw).owner.as_ref().map_or(ptr::null_mut(), |o| o.0);
+                follow_loan(&mut *raw, base);
+                Ok(())
             }
             None => Ok(()),
         })

@@ -55,6 +55,63 @@ pub(crate) struct SchunkHandle {
     /// (get_chunk, get_lazychunk, decompress_chunk) return, as c-blosc2's view super-chunk
     /// points at its base's chunks. NULL otherwise. The view keeps its base alive.
     chunk_source: *mut blosc2_schunk,
+    /// How many `mirror.vlmetalayers` slots this handle ever filled: a recycled box zeroes
+    /// those and nothing more of the 64 KiB array (see [`recycle`]).
+    vl_slots_used: usize,
+}
+
+/// Boxes of freed handles, zeroed again, for the next [`SchunkHandle::create`]. Every array,
+/// view and super-chunk a client makes stands on a handle whose mirror is 64 KiB (c-blosc2's
+/// `vlmetalayers` array): allocating and zeroing that per handle, and glibc folding its free
+/// lists back together each time such a block is freed, was a third of a small `b2nd_copy`.
+static RECYCLED: std::sync::Mutex<Vec<RecycledBox>> = std::sync::Mutex::new(Vec::new());
+/// At most this many boxes wait (512 KiB).
+const RECYCLED_MAX: usize = 8;
+
+/// A freed handle's allocation, all zero but for `vlmetalayers` slots nobody filled.
+struct RecycledBox(Box<std::mem::MaybeUninit<SchunkHandle>>);
+
+// SAFETY: the box holds no live value (zero bytes, no pointers to anything), only memory.
+unsafe impl Send for RecycledBox {}
+
+/// A box for a new handle whose bytes are all zero.
+fn zeroed_box() -> Box<std::mem::MaybeUninit<SchunkHandle>> {
+    let recycled = RECYCLED.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    match recycled {
+        Some(b) => b.0,
+        None => Box::<SchunkHandle>::new_zeroed(),
+    }
+}
+
+/// Drops the handle (freeing what it owns, as `blosc2_schunk_free` does) and keeps its box for
+/// the next handle, zeroed where it was written.
+pub(super) fn recycle(h: Box<SchunkHandle>) {
+    let used = h.vl_slots_used;
+    let raw = Box::into_raw(h);
+    // SAFETY: raw is the live handle from the box just taken apart; it is dropped once, here,
+    // and its memory is then only written as bytes and handed back as uninitialised memory.
+    unsafe {
+        ptr::drop_in_place(raw);
+        let base = raw.cast::<u8>();
+        let slots = std::mem::offset_of!(SchunkHandle, mirror)
+            + std::mem::offset_of!(blosc2_schunk, vlmetalayers);
+        let slots_len = std::mem::size_of_val(&(*raw).mirror.vlmetalayers);
+        let slot = std::mem::size_of::<*mut blosc2_metalayer>();
+        ptr::write_bytes(base, 0, slots);
+        // The handle nulled the slots it freed; zeroed anyway, as a fresh box is.
+        ptr::write_bytes(base.add(slots), 0, used.min(slots_len / slot) * slot);
+        let after = slots + slots_len;
+        ptr::write_bytes(
+            base.add(after),
+            0,
+            std::mem::size_of::<SchunkHandle>() - after,
+        );
+        let b = Box::from_raw(raw.cast::<std::mem::MaybeUninit<SchunkHandle>>());
+        let mut pool = RECYCLED.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < RECYCLED_MAX {
+            pool.push(RecycledBox(b));
+        }
+    }
 }
 
 /// A malloc'd `blosc2_metalayer` (name and content malloc'd too), as c-blosc2 keeps them.
@@ -156,7 +213,7 @@ impl SchunkHandle {
         let placeholder = Schunk::placeholder()?;
         // The mirror is 64 KiB (c-blosc2's vlmetalayers array): it is zeroed where it lives
         // rather than built on the stack and moved, which cost b2nd_open a third of its time.
-        let mut h = Box::<SchunkHandle>::new_zeroed();
+        let mut h = zeroed_box();
         let p = h.as_mut_ptr();
         // SAFETY: `p` points at the box's (zeroed) allocation. Every field of the C structs
         // (mirror, storage, cparams, dparams) is an integer, bool, raw pointer or Option<fn>,
@@ -426,6 +483,7 @@ impl SchunkHandle {
         let old = m.nvlmetalayers.max(0) as usize;
         sync_layers(&mut m.vlmetalayers, old, s.vlmetalayers());
         m.nvlmetalayers = s.vlmetalayers().len().min(m.vlmetalayers.len()) as i16;
+        self.vl_slots_used = self.vl_slots_used.max(m.nvlmetalayers as usize);
         // The contexts C code compresses with (`schunk->cctx`) see the array layout the
         // super-chunk's metalayers describe now, as c-blosc2's filters read them on each call.
         let layout = s.layout().cloned();

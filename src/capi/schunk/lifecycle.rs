@@ -5,7 +5,7 @@ use std::ptr;
 use libc::c_int;
 
 use super::access::resync_whole;
-use super::handle::{handle, handle_mut, storage_from_c_for, SchunkHandle};
+use super::handle::{handle, handle_mut, recycle, storage_from_c_for, SchunkHandle};
 use crate::capi::ffi::{entry, guard, Castable};
 use crate::capi::io::destroy_io;
 use crate::capi::types::*;
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
             }
         }
         let io = h.io;
-        drop(h);
+        recycle(h);
         // SAFETY: the super-chunk and its stores are gone; io is the one it was used with.
         unsafe { destroy_io(&io) };
         Ok(0)
@@ -137,4 +137,45 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
             h.avoid_cframe_free = avoid_cframe_free;
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capi::meta::{blosc2_meta_add, blosc2_vlmeta_add};
+
+    /// A freed handle's box comes back for the next super-chunk (see `handle::recycle`): the
+    /// new one shows nothing of the old one's metalayers, vlmetalayers, chunks or fields.
+    #[test]
+    fn a_recycled_handle_shows_nothing_of_the_freed_one() {
+        for round in 0..20 {
+            // SAFETY: NULL storage (defaults); every pointer is the live handle just made,
+            // read before it is freed.
+            unsafe {
+                let sc = blosc2_schunk_new(ptr::null_mut());
+                assert!(!sc.is_null());
+                let m = &*sc;
+                assert_eq!((m.nmetalayers, m.nvlmetalayers, m.nchunks), (0, 0, 0));
+                assert!(m.metalayers.iter().all(|p| p.is_null()));
+                assert!(m.vlmetalayers.iter().all(|p| p.is_null()), "round {round}");
+                assert!(m.data.is_null() && m.frame.is_null() && !m.view);
+                assert_eq!((m.nbytes, m.cbytes, m.change_tick), (0, 0, 0));
+                let mut content = *b"abc";
+                assert_eq!(blosc2_meta_add(sc, c"m".as_ptr(), content.as_mut_ptr(), 3), 0);
+                for name in [c"v0", c"v1", c"v2", c"v3"] {
+                    let p = content.as_mut_ptr();
+                    assert!(blosc2_vlmeta_add(sc, name.as_ptr(), p, 3, ptr::null_mut()) >= 0);
+                }
+                let chunk = [7u8; 64];
+                let n = crate::capi::schunk::blosc2_schunk_append_buffer(
+                    sc,
+                    chunk.as_ptr().cast(),
+                    64,
+                );
+                assert_eq!(n, 1);
+                assert_eq!((m.nmetalayers, m.nvlmetalayers, m.nchunks), (1, 4, 1));
+                assert_eq!(blosc2_schunk_free(sc), 0);
+            }
+        }
+    }
 }
