@@ -119,11 +119,32 @@ impl<'a> Reader<'a> {
 /// The array layout a "b2nd" metalayer gives the chunk engine's cell filters (ndcell,
 /// ndmean) for a super-chunk of `typesize`; None when the metalayer does not parse.
 pub fn layout(content: &[u8], typesize: i32) -> Option<ArrayLayout> {
-    let (meta, _) = deserialize(content).ok()?;
+    let p = parse(content).ok()?;
     Some(ArrayLayout {
         typesize,
-        blockshape: meta.blockshape,
+        blockshape: p.blockshape[..p.ndim].to_vec(),
     })
+}
+
+/// Whether [`layout`] of `content` (None without a metalayer) is `current`, found without
+/// building one: a super-chunk asks on every metalayer change, and its layout rarely changes.
+pub fn layout_is(content: Option<&[u8]>, typesize: i32, current: Option<&ArrayLayout>) -> bool {
+    match (content.map(parse), current) {
+        (Some(Ok(p)), Some(l)) => l.typesize == typesize && l.blockshape == p.blockshape[..p.ndim],
+        (None | Some(Err(_)), None) => true,
+        _ => false,
+    }
+}
+
+/// A metalayer as read, its dtype still the raw bytes in it.
+struct Parsed<'a> {
+    ndim: usize,
+    shape: [i64; MAX_DIM],
+    chunkshape: [i32; MAX_DIM],
+    blockshape: [i32; MAX_DIM],
+    dtype: Option<&'a [u8]>,
+    dtype_format: i8,
+    consumed: usize,
 }
 
 /// Parses a `b2nd` or `caterva` metalayer the way `b2nd_deserialize_meta` does: the array and
@@ -131,6 +152,22 @@ pub fn layout(content: &[u8], typesize: i32) -> Option<ArrayLayout> {
 /// and every read is bounds-checked. Returns the metadata and the number of bytes consumed.
 /// Errors are `Error::Failure`, the code c-blosc2 returns for a malformed metalayer.
 pub fn deserialize(bytes: &[u8]) -> Result<(Meta, usize)> {
+    let p = parse(bytes)?;
+    let n = p.ndim;
+    Ok((
+        Meta {
+            shape: p.shape[..n].to_vec(),
+            chunkshape: p.chunkshape[..n].to_vec(),
+            blockshape: p.blockshape[..n].to_vec(),
+            dtype: p.dtype.map(|d| String::from_utf8_lossy(d).into_owned()),
+            dtype_format: p.dtype_format,
+        },
+        p.consumed,
+    ))
+}
+
+/// [`deserialize`] without copying anything out of `bytes`.
+fn parse(bytes: &[u8]) -> Result<Parsed<'_>> {
     if bytes.is_empty() {
         return Err(Error::Failure);
     }
@@ -143,17 +180,17 @@ pub fn deserialize(bytes: &[u8]) -> Result<(Meta, usize)> {
     }
     let ndim = ndim as usize;
     r.byte()?; // shape array marker
-    let mut shape = Vec::with_capacity(ndim);
-    for _ in 0..ndim {
+    let mut shape = [0i64; MAX_DIM];
+    for s in shape.iter_mut().take(ndim) {
         r.byte()?;
-        shape.push(i64::from_be_bytes(r.array()?));
+        *s = i64::from_be_bytes(r.array()?);
     }
-    let mut dims32 = || -> Result<Vec<i32>> {
+    let mut dims32 = || -> Result<[i32; MAX_DIM]> {
         r.byte()?;
-        let mut v = Vec::with_capacity(ndim);
-        for _ in 0..ndim {
+        let mut v = [0i32; MAX_DIM];
+        for d in v.iter_mut().take(ndim) {
             r.byte()?;
-            v.push(i32::from_be_bytes(r.array()?));
+            *d = i32::from_be_bytes(r.array()?);
         }
         Ok(v)
     };
@@ -173,19 +210,17 @@ pub fn deserialize(bytes: &[u8]) -> Result<(Meta, usize)> {
         }
         let raw = r.take(len as usize)?;
         // The reference copies the bytes into a C string; its readers stop at the first NUL.
-        let raw = raw.split(|b| *b == 0).next().unwrap_or(&[]);
-        dtype = Some(String::from_utf8_lossy(raw).into_owned());
+        dtype = Some(raw.split(|b| *b == 0).next().unwrap_or(&[]));
     }
-    Ok((
-        Meta {
-            shape,
-            chunkshape,
-            blockshape,
-            dtype,
-            dtype_format,
-        },
-        r.pos,
-    ))
+    Ok(Parsed {
+        ndim,
+        shape,
+        chunkshape,
+        blockshape,
+        dtype,
+        dtype_format,
+        consumed: r.pos,
+    })
 }
 
 #[cfg(test)]

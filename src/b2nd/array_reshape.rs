@@ -308,7 +308,12 @@ impl<S: ChunkStore> Array<S> {
     /// A copy of the array with `params`' chunk and block shapes, compression and storage
     /// (its shape is replaced by the source's). Metalayers other than b2nd are copied.
     pub fn copy<T: ChunkStore>(&self, params: &Params<T::Options>) -> Result<Array<T>> {
-        let params = self.copy_params(params);
+        self.copy_with(params.clone())
+    }
+
+    /// [`Array::copy`] taking the parameters (no copy of them is made).
+    pub fn copy_with<T: ChunkStore>(&self, params: Params<T::Options>) -> Result<Array<T>> {
+        let params = self.params_of_copy(params);
         let mut out = Array::<T>::without_chunks(&params)?;
         if out.geom.typesize != self.geom.typesize {
             return Err(Error::InvalidParam);
@@ -363,7 +368,11 @@ impl<S: ChunkStore> Array<S> {
     /// The parameters of a copy of this array made with `params`: its shape, metalayers other
     /// than b2nd and dtype are this array's.
     pub fn copy_params<O: Clone>(&self, params: &Params<O>) -> Params<O> {
-        let mut params = params.clone();
+        self.params_of_copy(params.clone())
+    }
+
+    /// [`Array::copy_params`] made from `params` in place.
+    fn params_of_copy<O>(&self, mut params: Params<O>) -> Params<O> {
         params.shape = self.geom.shape.to_vec();
         params.metalayers = self
             .store

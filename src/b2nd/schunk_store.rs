@@ -297,6 +297,28 @@ pub struct LoanKeep {
     layout: Option<KnownLayout>,
 }
 
+impl LoanKeep {
+    /// A keep for the loans of a view of `base` (an array on loan now) through `map`: its
+    /// first loan takes the view's layout from here instead of parsing the metalayer again.
+    pub fn for_view(base: &Array<Schunk>, map: &DimMap) -> Result<LoanKeep> {
+        let (geom, view) = match map.is_identity() {
+            true => (base.geometry().clone(), base.is_view()),
+            false => (map.apply(base.geometry())?, true),
+        };
+        Ok(LoanKeep {
+            stand_in: None,
+            layout: Some(KnownLayout {
+                tick: base.store().change_tick(),
+                with_chunks: base.store().nchunks() > 0,
+                geom,
+                dtype: base.dtype().map(str::to_string),
+                dtype_format: base.dtype_format(),
+                view,
+            }),
+        })
+    }
+}
+
 /// An array layout as the b2nd metalayer of a super-chunk described it at `tick`.
 struct KnownLayout {
     tick: i64,
@@ -545,6 +567,30 @@ mod tests {
         assert!(keep.layout.is_none());
         assert_eq!(shape(&mut slot, &mut keep), [30, 15]);
         assert_eq!(shape(&mut slot, &mut keep), [30, 15]);
+    }
+
+    /// A view's handle starts from the layout its base's loan derived, and parses the
+    /// metalayer again once the base's metalayers changed.
+    #[test]
+    fn a_view_keep_starts_from_its_base_and_follows_its_changes() {
+        let mut slot = zeros_schunk(&[20, 20]);
+        let map = DimMap::identity(2).expand(&[false, true, false]).unwrap();
+        let mut keep = {
+            let mut base_keep = LoanKeep::default();
+            let mut lent = lend_schunk(&mut slot, &mut base_keep, None).unwrap();
+            LoanKeep::for_view(lent.array(), &map).unwrap()
+        };
+        let view = |slot: &mut Schunk, keep: &mut LoanKeep| {
+            let mut lent = lend_schunk(slot, keep, Some(&map)).unwrap();
+            let a = lent.array();
+            (a.shape().to_vec(), a.is_view())
+        };
+        assert!(keep.layout.as_ref().is_some_and(|k| k.view));
+        assert_eq!(view(&mut slot, &mut keep), (vec![20, 1, 20], true));
+        let other =
+            crate::b2nd_meta::serialize(&[30, 20], &[10, 10], &[5, 5], Some("<i4"), 0).unwrap();
+        slot.meta_update("b2nd", &other).unwrap();
+        assert_eq!(view(&mut slot, &mut keep), (vec![30, 1, 20], true));
     }
 
     /// A loan gives the array its super-chunk and puts it back when it goes: after a normal

@@ -133,10 +133,21 @@ impl DimMap {
             ),
             None => (1, 1, 1),
         };
-        let shape: Vec<i64> = self.dims.iter().map(|d| pick(d).0).collect();
-        let chunkshape: Vec<i32> = self.dims.iter().map(|d| pick(d).1).collect();
-        let blockshape: Vec<i32> = self.dims.iter().map(|d| pick(d).2).collect();
-        Geometry::new(&shape, &chunkshape, &blockshape, base.typesize)
+        let n = self.dims.len();
+        if n > MAX_DIM {
+            return Err(Error::InvalidParam);
+        }
+        let (mut shape, mut chunkshape, mut blockshape) =
+            ([0i64; MAX_DIM], [0; MAX_DIM], [0; MAX_DIM]);
+        for (i, d) in self.dims.iter().enumerate() {
+            (shape[i], chunkshape[i], blockshape[i]) = pick(d);
+        }
+        Geometry::new(
+            &shape[..n],
+            &chunkshape[..n],
+            &blockshape[..n],
+            base.typesize,
+        )
     }
 }
 

@@ -80,10 +80,10 @@ impl Schunk {
             return Err(Error::InvalidParam);
         }
         let mut out = Schunk::bare(storage, Chunks::List(Vec::new()))?;
-        out.chunks = Chunks::Frame(out.create_frame(Backing::Contiguous {
+        out.chunks = Chunks::Frame(Box::new(out.create_frame(Backing::Contiguous {
             store: store.into(),
             offset: 0,
-        })?);
+        })?));
         self.copy_into(out, as_stored)
     }
 

@@ -106,26 +106,40 @@ impl Schunk {
     /// `crate::b2nd_meta`, a parser of a format below this layer) so the chunk engine never
     /// looks at metalayers.
     pub(super) fn refresh_layout(&mut self) -> Result<()> {
-        let layout = self
-            .meta_get(crate::b2nd_meta::META_NAME)
-            .ok()
-            .and_then(|m| crate::b2nd_meta::layout(m, self.storage.cparams.typesize))
-            .map(Arc::new);
-        if layout == self.storage.cparams.layout && layout == self.storage.dparams.layout {
+        let meta = self.meta_get(crate::b2nd_meta::META_NAME).ok();
+        let typesize = self.storage.cparams.typesize;
+        let is = |current: &Option<Arc<crate::chunk::params::ArrayLayout>>| {
+            crate::b2nd_meta::layout_is(meta, typesize, current.as_deref())
+        };
+        if is(&self.storage.cparams.layout) && is(&self.storage.dparams.layout) {
             return Ok(());
         }
-        let mut cparams = self.storage.cparams.clone();
-        let mut dparams = self.storage.dparams.clone();
-        cparams.layout = layout.clone();
-        dparams.layout = layout;
-        let mut c = self.compressor().as_ref().clone();
-        c.set_layout(cparams.layout.clone());
-        let mut d = self.decompressor().as_ref().clone();
-        d.set_layout(dparams.layout.clone());
-        self.set_compressor(c);
-        self.set_decompressor(d);
-        self.storage.cparams = cparams;
-        self.storage.dparams = dparams;
+        let layout = meta
+            .and_then(|m| crate::b2nd_meta::layout(m, typesize))
+            .map(Arc::new);
+        self.storage.cparams.layout = layout.clone();
+        self.storage.dparams.layout = layout.clone();
+        // The engines take it in place when nothing else holds them (a super-chunk being
+        // described, before its first chunk), else in copies.
+        let mut c = self.compressor.write().unwrap_or_else(|e| e.into_inner());
+        match Arc::get_mut(&mut c) {
+            Some(c) => c.set_layout(layout.clone()),
+            None => {
+                let mut copy = c.as_ref().clone();
+                copy.set_layout(layout.clone());
+                *c = Arc::new(copy);
+            }
+        }
+        drop(c);
+        let mut d = self.decompressor.write().unwrap_or_else(|e| e.into_inner());
+        match Arc::get_mut(&mut d) {
+            Some(d) => d.set_layout(layout),
+            None => {
+                let mut copy = d.as_ref().clone();
+                copy.set_layout(layout);
+                *d = Arc::new(copy);
+            }
+        }
         Ok(())
     }
 

@@ -30,19 +30,19 @@ impl Schunk {
         let mut sc = Schunk::bare(storage, Chunks::List(Vec::new()))?;
         sc.chunks = match (&sc.storage.urlpath, sc.storage.contiguous) {
             (None, false) => Chunks::List(Vec::new()),
-            (None, true) => Chunks::Frame(sc.create_frame(Backing::Contiguous {
+            (None, true) => Chunks::Frame(Box::new(sc.create_frame(Backing::Contiguous {
                 store: MemStore::default().into(),
                 offset: 0,
-            })?),
+            })?)),
             (Some(path), true) => {
                 if path.exists() {
                     return Err(Error::FileOpen);
                 }
                 let store = sc.storage.io.open(path, OpenMode::Create)?;
-                Chunks::Frame(sc.create_frame(Backing::Contiguous {
+                Chunks::Frame(Box::new(sc.create_frame(Backing::Contiguous {
                     store: store.into(),
                     offset: 0,
-                })?)
+                })?))
             }
             (Some(path), false) => {
                 std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
@@ -50,10 +50,10 @@ impl Schunk {
                     .storage
                     .io
                     .open(&path.join(SFRAME_INDEX), OpenMode::Create)?;
-                Chunks::Frame(sc.create_frame(Backing::Sparse {
+                Chunks::Frame(Box::new(sc.create_frame(Backing::Sparse {
                     dir: path.clone(),
                     index,
-                })?)
+                })?))
             }
         };
         sc.lock = Schunk::frame_lock(&sc.storage, !sc.storage.contiguous);
@@ -246,7 +246,7 @@ impl Schunk {
         self.vlmetas = vlmetas;
         let mut frame = frame;
         frame.set_offsets_adjust(self.storage.compressor_adjust.clone());
-        self.chunks = Chunks::Frame(frame);
+        self.chunks = Chunks::Frame(Box::new(frame));
         self.apply_fingerprint_mode();
     }
 

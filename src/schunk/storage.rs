@@ -171,7 +171,7 @@ pub(super) enum Chunks {
     /// Chunks kept apart in memory (`storage.contiguous == false`, no urlpath).
     List(Vec<ListChunk>),
     /// Chunks in a frame (contiguous in memory or on disk, or sparse on disk).
-    Frame(Frame),
+    Frame(Box<Frame>),
 }
 
 /// What a change to a frame commits with the chunks: the frame header after the change (its

@@ -212,24 +212,25 @@ pub(super) unsafe fn handle_for_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2
 }
 
 /// A new C array around `sc`: the array the super-chunk holds, or with `view`, a view of it
-/// sharing `sc` through `owner`. On failure `sc` is left as it was.
+/// sharing `sc` through `owner`, whose loans start from `keep`. On failure `sc` is left as
+/// it was.
 ///
 /// # Safety
 /// `sc` is a live super-chunk handle.
 pub(super) unsafe fn new_handle(
     sc: *mut blosc2_schunk,
-    view: Option<(Arc<SharedSchunk>, DimMap)>,
+    view: Option<(Arc<SharedSchunk>, DimMap, LoanKeep)>,
 ) -> Result<*mut b2nd_array_t> {
     // SAFETY: every field of b2nd_array_t is an integer or a raw pointer: all-zero is valid.
     let c: b2nd_array_t = unsafe { std::mem::zeroed() };
-    let (owner, map) = match view {
-        Some((owner, map)) => (Some(owner), Some(map)),
-        None => (None, None),
+    let (owner, map, keep) = match view {
+        Some((owner, map, keep)) => (Some(owner), Some(map), keep),
+        None => (None, None, LoanKeep::default()),
     };
     let is_view = map.is_some();
     let mut h = Box::new(ArrayHandle {
         c,
-        keep: LoanKeep::default(),
+        keep,
         owner,
         map,
         description: None,

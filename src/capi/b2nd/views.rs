@@ -8,7 +8,7 @@ use super::handle::{array_handle, into_c, new_handle, params_of, put, with_array
 use super::items::ndim_of;
 use super::lifecycle::b2nd_free;
 use super::sync::{follow_writer, hold_shared};
-use crate::b2nd::{Array, DimMap};
+use crate::b2nd::{Array, DimMap, LoanKeep};
 use crate::capi::ffi::{entry, guard, in_slice, Castable};
 use crate::capi::types::*;
 use crate::schunk::Schunk;
@@ -87,13 +87,26 @@ pub unsafe extern "C" fn b2nd_copy(
             let shape = (*src).shape;
             ctx.shape[..n].copy_from_slice(&shape[..n]);
             let params = params_of(ctx)?;
-            let same_shapes = with_array(src, |a| {
-                Ok(a.chunkshape() == params.chunkshape && a.blockshape() == params.blockshape)
+            // One loan: the copy when the shapes allow, else the parameters back.
+            let copied = with_array(src, |a| {
+                let g = a.geometry();
+                let same = |ours: &[i64], theirs: &[i32]| {
+                    ours.iter().map(|v| *v as i32).eq(theirs.iter().copied())
+                };
+                Ok(
+                    if same(&g.chunkshape, &params.chunkshape)
+                        && same(&g.blockshape, &params.blockshape)
+                    {
+                        Ok(a.copy_with::<Schunk>(params)?)
+                    } else {
+                        Err(params)
+                    },
+                )
             })?;
-            if same_shapes {
-                let out = with_array(src, |a| a.copy::<Schunk>(&params))?;
-                return put(array, out);
-            }
+            let params = match copied {
+                Ok(out) => return put(array, out),
+                Err(params) => params,
+            };
             // Other shapes: as c-blosc2 (a slice of the whole), an empty array first, then the
             // items written into it through its super-chunk (which codecs, filters and tuners
             // get in their parameters), then the vlmetalayers.
@@ -201,17 +214,25 @@ pub(super) unsafe fn view_of(
             (h.c.sc, h.owner.clone(), h.map.clone())
         };
         // SAFETY: forwarded contract.
-        let map = unsafe {
+        // With the view's layout when `array` is its base (a view of a view maps onto the
+        // base, whose geometry this loan does not have).
+        let derived = unsafe {
             with_array(array, |a| {
                 a.check_only_b2nd_meta()?;
+                let base = own_map.is_none();
                 let own = own_map.unwrap_or_else(|| DimMap::identity(a.ndim()));
-                derive(&own, a.geometry())
+                let map = derive(&own, a.geometry())?;
+                let keep = match (&map, base) {
+                    (Some(m), true) => Some(LoanKeep::for_view(a, m)?),
+                    _ => None,
+                };
+                Ok(map.map(|m| (m, keep)))
             })
         }?;
-        match (map, owner) {
-            (Some(map), Some(owner)) => {
+        match (derived, owner) {
+            (Some((map, keep)), Some(owner)) => {
                 // SAFETY: sc is the array's live super-chunk, kept alive by `owner`.
-                let p = unsafe { new_handle(sc, Some((owner, map))) }?;
+                let p = unsafe { new_handle(sc, Some((owner, map, keep.unwrap_or_default()))) }?;
                 // SAFETY: non-NULL and writable per the contract.
                 unsafe { *view = p };
                 Ok(0)

@@ -58,6 +58,9 @@ pub(crate) struct SchunkHandle {
     /// How many `mirror.vlmetalayers` slots this handle ever filled: a recycled box zeroes
     /// those and nothing more of the 64 KiB array (see [`recycle`]).
     vl_slots_used: usize,
+    /// How many slots of `mirror.data` may hold a pointer (the rest was never written: the
+    /// array grows by 4 KiB, as c-blosc2's does, without being zeroed).
+    data_filled: usize,
 }
 
 /// Boxes of freed handles, zeroed again, for the next [`SchunkHandle::create`]. Every array,
@@ -411,6 +414,7 @@ impl SchunkHandle {
             unsafe { libc::free(m.data.cast()) };
             m.data = ptr::null_mut();
             m.data_len = 0;
+            self.data_filled = 0;
             return;
         };
         let slot = std::mem::size_of::<*mut u8>();
@@ -424,8 +428,6 @@ impl SchunkHandle {
                 self.schunk.mark_list_changed(from);
                 return;
             }
-            // SAFETY: the new tail of the array is ours to initialise.
-            unsafe { ptr::write_bytes(p.add(m.data_len / slot), 0, (grown - m.data_len) / slot) };
             m.data = p;
             m.data_len = grown;
         }
@@ -434,19 +436,19 @@ impl SchunkHandle {
             // An empty list never allocated the array: data is NULL, nothing to point at.
             return;
         }
-        // SAFETY: data holds `capacity` pointers (data_len bytes, non-zero, so data is our
-        // malloc'd array), list.len() <= capacity.
-        let slots = unsafe { std::slice::from_raw_parts_mut(m.data, capacity) };
-        for (i, chunk) in list.iter().enumerate().skip(from) {
-            slots[i] = chunk.as_ptr().cast_mut();
+        // Positions past the end (a chunk deleted, the list replaced by a shorter one) that
+        // held a pointer are nulled.
+        let end = self.data_filled.min(capacity).max(list.len());
+        for i in from..end {
+            let p = list
+                .get(i)
+                .map_or(ptr::null_mut(), |c| c.as_ptr().cast_mut());
+            // SAFETY: data holds `capacity` pointers (data_len bytes, non-zero, so data is our
+            // malloc'd array) and i < end <= capacity (list.len() <= capacity); written
+            // through the raw pointer, as the slots past `data_filled` are uninitialised.
+            unsafe { m.data.add(i).write(p) };
         }
-        // Positions past the end: a chunk deleted or the list replaced by a shorter one.
-        for s in slots.iter_mut().skip(list.len().max(from)) {
-            if s.is_null() {
-                break;
-            }
-            *s = ptr::null_mut();
-        }
+        self.data_filled = list.len();
     }
 
     /// Re-syncs the mirror's public fields with the super-chunk.

@@ -161,17 +161,17 @@ mod tests {
                 assert!(m.data.is_null() && m.frame.is_null() && !m.view);
                 assert_eq!((m.nbytes, m.cbytes, m.change_tick), (0, 0, 0));
                 let mut content = *b"abc";
-                assert_eq!(blosc2_meta_add(sc, c"m".as_ptr(), content.as_mut_ptr(), 3), 0);
+                assert_eq!(
+                    blosc2_meta_add(sc, c"m".as_ptr(), content.as_mut_ptr(), 3),
+                    0
+                );
                 for name in [c"v0", c"v1", c"v2", c"v3"] {
                     let p = content.as_mut_ptr();
                     assert!(blosc2_vlmeta_add(sc, name.as_ptr(), p, 3, ptr::null_mut()) >= 0);
                 }
                 let chunk = [7u8; 64];
-                let n = crate::capi::schunk::blosc2_schunk_append_buffer(
-                    sc,
-                    chunk.as_ptr().cast(),
-                    64,
-                );
+                let n =
+                    crate::capi::schunk::blosc2_schunk_append_buffer(sc, chunk.as_ptr().cast(), 64);
                 assert_eq!(n, 1);
                 assert_eq!((m.nmetalayers, m.nvlmetalayers, m.nchunks), (1, 4, 1));
                 assert_eq!(blosc2_schunk_free(sc), 0);
