@@ -122,24 +122,10 @@ impl Schunk {
         // The engines take it in place when nothing else holds them (a super-chunk being
         // described, before its first chunk), else in copies.
         let mut c = self.compressor.write().unwrap_or_else(|e| e.into_inner());
-        match Arc::get_mut(&mut c) {
-            Some(c) => c.set_layout(layout.clone()),
-            None => {
-                let mut copy = c.as_ref().clone();
-                copy.set_layout(layout.clone());
-                *c = Arc::new(copy);
-            }
-        }
+        Arc::make_mut(&mut c).set_layout(layout.clone());
         drop(c);
         let mut d = self.decompressor.write().unwrap_or_else(|e| e.into_inner());
-        match Arc::get_mut(&mut d) {
-            Some(d) => d.set_layout(layout),
-            None => {
-                let mut copy = d.as_ref().clone();
-                copy.set_layout(layout);
-                *d = Arc::new(copy);
-            }
-        }
+        Arc::make_mut(&mut d).set_layout(layout);
         Ok(())
     }
 
