@@ -129,31 +129,20 @@ impl FromIterator<i64> for Dims {
     }
 }
 
-impl PartialEq for Dims {
-    fn eq(&self, other: &Dims) -> bool {
-        self[..] == other[..]
+impl AsRef<[i64]> for Dims {
+    fn as_ref(&self) -> &[i64] {
+        self
+    }
+}
+
+/// Equal to anything holding the same values (another `Dims`, a slice, a `Vec`, an array).
+impl<T: AsRef<[i64]> + ?Sized> PartialEq<T> for Dims {
+    fn eq(&self, other: &T) -> bool {
+        self[..] == *other.as_ref()
     }
 }
 
 impl Eq for Dims {}
-
-impl PartialEq<[i64]> for Dims {
-    fn eq(&self, other: &[i64]) -> bool {
-        self[..] == *other
-    }
-}
-
-impl PartialEq<Vec<i64>> for Dims {
-    fn eq(&self, other: &Vec<i64>) -> bool {
-        self[..] == other[..]
-    }
-}
-
-impl<const N: usize> PartialEq<[i64; N]> for Dims {
-    fn eq(&self, other: &[i64; N]) -> bool {
-        self[..] == other[..]
-    }
-}
 
 impl fmt::Debug for Dims {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

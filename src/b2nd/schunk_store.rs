@@ -272,14 +272,7 @@ impl Drop for LentSchunk<'_> {
         // Kept only when the operation changed no metalayer: one that did (a resize) may have
         // failed between writing the metalayer and updating the geometry.
         if self.tick == store.change_tick() {
-            self.keep.layout = Some(KnownLayout {
-                tick: store.change_tick(),
-                with_chunks: store.nchunks() > 0,
-                geom,
-                dtype,
-                dtype_format,
-                view,
-            });
+            self.keep.layout = Some(KnownLayout::now(&store, geom, dtype, dtype_format, view));
         }
         self.keep.stand_in = Some(std::mem::replace(self.slot, store));
     }
@@ -305,16 +298,16 @@ impl LoanKeep {
             true => (base.geometry().clone(), base.is_view()),
             false => (map.apply(base.geometry())?, true),
         };
+        let dtype = base.dtype().map(str::to_string);
         Ok(LoanKeep {
             stand_in: None,
-            layout: Some(KnownLayout {
-                tick: base.store().change_tick(),
-                with_chunks: base.store().nchunks() > 0,
+            layout: Some(KnownLayout::now(
+                base.store(),
                 geom,
-                dtype: base.dtype().map(str::to_string),
-                dtype_format: base.dtype_format(),
+                dtype,
+                base.dtype_format(),
                 view,
-            }),
+            )),
         })
     }
 }
@@ -329,6 +322,26 @@ struct KnownLayout {
     dtype_format: i8,
     /// The loan was of a view (its owner's map is fixed, so the geometry is the view's).
     view: bool,
+}
+
+impl KnownLayout {
+    /// The layout of an array on `store` as it stands now.
+    fn now(
+        store: &Schunk,
+        geom: super::shape::Geometry,
+        dtype: Option<String>,
+        dtype_format: i8,
+        view: bool,
+    ) -> KnownLayout {
+        KnownLayout {
+            tick: store.change_tick(),
+            with_chunks: store.nchunks() > 0,
+            geom,
+            dtype,
+            dtype_format,
+            view,
+        }
+    }
 }
 
 /// Lends the super-chunk in `slot` to the array its b2nd metalayer describes (seen through
@@ -524,9 +537,6 @@ mod tests {
         assert!(a.get_slice_cbuffer(&[0], &[1], &mut out, &[1]).is_err());
     }
 
-    /// A loan takes the layout the last one found while the metalayers are unchanged, and
-    /// parses the metalayer again once they changed: through the super-chunk (another shape
-    /// written into "b2nd") or through the array (a resize inside the loan).
     /// The super-chunk of a zero-filled 4-byte array of `shape` (10x10 chunks, 5x5 blocks).
     fn zeros_schunk(shape: &[i64]) -> Schunk {
         let params = Params::<Storage>::new(
@@ -541,6 +551,9 @@ mod tests {
         Array::<Schunk>::zeros(&params).unwrap().into_store()
     }
 
+    /// A loan takes the layout the last one found while the metalayers are unchanged, and
+    /// parses the metalayer again once they changed: through the super-chunk (another shape
+    /// written into "b2nd") or through the array (a resize inside the loan).
     #[test]
     fn loans_reuse_the_layout_until_a_metalayer_changes() {
         let mut slot = zeros_schunk(&[20, 20]);

@@ -41,6 +41,28 @@ pub(crate) struct ArrayHandle {
     description: Option<SharedSchunk>,
 }
 
+impl ArrayHandle {
+    /// A handle around the public fields `c`, with an empty chunk cache (as c-blosc2's).
+    fn boxed(
+        mut c: b2nd_array_t,
+        keep: LoanKeep,
+        owner: Option<Arc<SharedSchunk>>,
+        map: Option<DimMap>,
+    ) -> Box<ArrayHandle> {
+        c.chunk_cache = chunk_cache_s {
+            data: ptr::null_mut(),
+            nchunk: -1,
+        };
+        Box::new(ArrayHandle {
+            c,
+            keep,
+            owner,
+            map,
+            description: None,
+        })
+    }
+}
+
 /// A super-chunk handle of the schunk C layer that several arrays share. Atomically counted:
 /// C may free a base and its view from different threads.
 pub(super) struct SharedSchunk(pub(super) *mut blosc2_schunk);
@@ -228,19 +250,9 @@ pub(super) unsafe fn new_handle(
         None => (None, None, LoanKeep::default()),
     };
     let is_view = map.is_some();
-    let mut h = Box::new(ArrayHandle {
-        c,
-        keep,
-        owner,
-        map,
-        description: None,
-    });
+    let mut h = ArrayHandle::boxed(c, keep, owner, map);
     // A view gets its own super-chunk below, once its shape is known.
     h.c.sc = if is_view { ptr::null_mut() } else { sc };
-    h.c.chunk_cache = chunk_cache_s {
-        data: ptr::null_mut(),
-        nchunk: -1,
-    };
     let p: *mut b2nd_array_t = &mut h.c;
     let raw = Box::into_raw(h);
     // SAFETY: p points into the live box `raw`; the view's own super-chunk goes into it as
@@ -301,17 +313,8 @@ pub(super) fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
     c.sc = sc;
     // SAFETY: sc is the live handle just made (its mirror synced when it was made).
     c.last_tick = unsafe { (*sc).change_tick };
-    c.chunk_cache = chunk_cache_s {
-        data: ptr::null_mut(),
-        nchunk: -1,
-    };
-    let h = Box::new(ArrayHandle {
-        c,
-        keep: LoanKeep::default(),
-        owner: Some(Arc::new(SharedSchunk(sc))),
-        map: None,
-        description: None,
-    });
+    let owner = Some(Arc::new(SharedSchunk(sc)));
+    let h = ArrayHandle::boxed(c, LoanKeep::default(), owner, None);
     Ok(Box::into_raw(h).cast())
 }
 
