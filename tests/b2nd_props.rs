@@ -224,7 +224,8 @@ fn slices_and_selections() {
                 m.set_item(&dst, src.item(idx));
                 Ok(())
             });
-            // orthogonal selections (repeats allowed)
+            // orthogonal selections (repeats allowed): scattered indices, or runs of
+            // consecutive ones (copied as runs when they share a block) with a repeat inside
             let sel: Vec<Vec<i64>> = c
                 .shape
                 .iter()
@@ -232,7 +233,16 @@ fn slices_and_selections() {
                     if *s == 0 {
                         return vec![];
                     }
-                    (0..rng.range(0, 4)).map(|_| rng.range(0, s - 1)).collect()
+                    if rng.range(0, 1) == 0 {
+                        return (0..rng.range(0, 4)).map(|_| rng.range(0, s - 1)).collect();
+                    }
+                    let first = rng.range(0, s - 1);
+                    let mut v: Vec<i64> = (first..(first + rng.range(1, 12)).min(*s)).collect();
+                    if rng.range(0, 1) == 0 {
+                        let at = rng.range(0, v.len() as i64 - 1) as usize;
+                        v.insert(at, v[at]);
+                    }
+                    v
                 })
                 .collect();
             let sel_refs: Vec<&[i64]> = sel.iter().map(|v| &v[..]).collect();

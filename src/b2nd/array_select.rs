@@ -23,13 +23,13 @@ impl<S: ChunkStore> Array<S> {
         let mut data = Scratch::chunk_data();
         for chunk in &plan.chunks {
             let mut mask = vec![true; self.geom.nblocks()];
-            for it in &chunk.items {
-                mask[it.nblock] = false;
+            for run in &chunk.runs {
+                mask[run.nblock] = false;
             }
             self.read_chunk(chunk.nchunk, Some(&mask), &mut data)?;
-            for it in &chunk.items {
-                buffer[it.buffer_pos * ts..(it.buffer_pos + 1) * ts]
-                    .copy_from_slice(&data[it.chunk_pos * ts..(it.chunk_pos + 1) * ts]);
+            for run in &chunk.runs {
+                let (from, to, len) = (run.chunk_pos * ts, run.buffer_pos * ts, run.len * ts);
+                buffer[to..to + len].copy_from_slice(&data[from..from + len]);
             }
         }
         Ok(())
@@ -48,9 +48,9 @@ impl<S: ChunkStore> Array<S> {
         let mut data = Scratch::chunk_data();
         for chunk in &plan.chunks {
             self.read_chunk(chunk.nchunk, None, &mut data)?;
-            for it in &chunk.items {
-                data[it.chunk_pos * ts..(it.chunk_pos + 1) * ts]
-                    .copy_from_slice(&buffer[it.buffer_pos * ts..(it.buffer_pos + 1) * ts]);
+            for run in &chunk.runs {
+                let (to, from, len) = (run.chunk_pos * ts, run.buffer_pos * ts, run.len * ts);
+                data[to..to + len].copy_from_slice(&buffer[from..from + len]);
             }
             self.store.update_chunk_data(chunk.nchunk, &data)?;
         }
@@ -150,10 +150,11 @@ impl<S: ChunkStore> Array<S> {
             return Ok(SelectionPlan {
                 chunks: vec![PlannedChunk {
                     nchunk: 0,
-                    items: vec![PlannedItem {
+                    runs: vec![PlannedRun {
                         nblock: 0,
                         chunk_pos: 0,
                         buffer_pos: 0,
+                        len: 1,
                     }],
                 }],
             });
@@ -193,48 +194,110 @@ impl<S: ChunkStore> Array<S> {
             })
             .collect();
         let counts: Vec<i64> = groups.iter().map(|v| v.len() as i64).collect();
+        let last = ndim - 1;
+        // Along the last dimension, the entries of each chunk's group split into segments of
+        // consecutive indices at consecutive buffer places in one block; a segment is the
+        // same for every row the other dimensions select, so a row is one run a segment (a
+        // selection of whole rows is a few runs, not an item each).
+        let segments: Vec<Vec<Segment>> = groups[last]
+            .iter()
+            .map(|&(_, a, b)| {
+                let mut out: Vec<Segment> = Vec::new();
+                let mut prev: Option<(i64, i64)> = None;
+                for &(value, pos) in &sorted[last][a..b] {
+                    let in_chunk = value % g.chunkshape[last];
+                    let block = in_chunk / g.blockshape[last] * block_strides[last];
+                    let item = in_chunk % g.blockshape[last];
+                    match out.last_mut() {
+                        Some(seg)
+                            if prev.is_some_and(|(v, p)| v + 1 == value && p + 1 == pos)
+                                && seg.block == block =>
+                        {
+                            seg.len += 1
+                        }
+                        _ => out.push(Segment {
+                            block,
+                            item,
+                            buffer: pos,
+                            len: 1,
+                        }),
+                    }
+                    prev = Some((value, pos));
+                }
+                out
+            })
+            .collect();
         let mut chunks = Vec::new();
         for_each_index(&counts, |gi| {
             let mut nchunk = 0;
-            let mut ranges = Vec::with_capacity(ndim);
+            let mut ranges = Vec::with_capacity(last);
             for d in 0..ndim {
                 let (c, a, b) = groups[d][gi[d] as usize];
                 nchunk += c * grid_strides[d];
-                ranges.push(b as i64 - a as i64);
+                if d < last {
+                    ranges.push(b as i64 - a as i64);
+                }
             }
-            let mut items = Vec::new();
+            let mut runs: Vec<PlannedRun> = Vec::new();
             for_each_index(&ranges, |ri| {
                 let (mut nblock, mut chunk_item, mut buf) = (0i64, 0i64, 0i64);
-                for d in 0..ndim {
-                    let (value, pos) = sorted[d][groups[d][gi[d] as usize].1 + ri[d] as usize];
+                for (d, r) in ri.iter().enumerate() {
+                    let (value, pos) = sorted[d][groups[d][gi[d] as usize].1 + *r as usize];
                     let in_chunk = value % g.chunkshape[d];
                     nblock += in_chunk / g.blockshape[d] * block_strides[d];
                     chunk_item += in_chunk % g.blockshape[d] * item_strides[d];
                     buf += pos * bstrides[d];
                 }
-                items.push(PlannedItem {
-                    nblock: nblock as usize,
-                    chunk_pos: (nblock * g.blocknitems + chunk_item) as usize,
-                    buffer_pos: buf as usize,
-                });
+                for seg in &segments[gi[last] as usize] {
+                    let block = nblock + seg.block;
+                    let run = PlannedRun {
+                        nblock: block as usize,
+                        chunk_pos: (block * g.blocknitems + chunk_item + seg.item) as usize,
+                        buffer_pos: (buf + seg.buffer) as usize,
+                        len: seg.len as usize,
+                    };
+                    // Rows that follow each other in the block and in the buffer join.
+                    match runs.last_mut() {
+                        Some(prev)
+                            if prev.nblock == run.nblock
+                                && prev.chunk_pos + prev.len == run.chunk_pos
+                                && prev.buffer_pos + prev.len == run.buffer_pos =>
+                        {
+                            prev.len += run.len
+                        }
+                        _ => runs.push(run),
+                    }
+                }
                 Ok(())
             })?;
-            chunks.push(PlannedChunk { nchunk, items });
+            chunks.push(PlannedChunk { nchunk, runs });
             Ok(())
         })?;
         Ok(SelectionPlan { chunks })
     }
 }
 
-struct PlannedItem {
+/// Consecutive entries of the last dimension's selection within one chunk and one block:
+/// the block's and the first item's offsets in the chunk along that dimension, and the first
+/// entry's place along it in the buffer.
+struct Segment {
+    block: i64,
+    item: i64,
+    buffer: i64,
+    len: i64,
+}
+
+/// `len` items at consecutive places in one block of a chunk and in the buffer.
+struct PlannedRun {
     nblock: usize,
     chunk_pos: usize,
     buffer_pos: usize,
+    len: usize,
 }
 
 struct PlannedChunk {
     nchunk: i64,
-    items: Vec<PlannedItem>,
+    runs: Vec<PlannedRun>,
 }
 
 struct SelectionPlan {
