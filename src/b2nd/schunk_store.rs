@@ -294,21 +294,34 @@ impl LoanKeep {
     /// A keep for the loans of a view of `base` (an array on loan now) through `map`: its
     /// first loan takes the view's layout from here instead of parsing the metalayer again.
     pub fn for_view(base: &Array<Schunk>, map: &DimMap) -> Result<LoanKeep> {
-        let (geom, view) = match map.is_identity() {
-            true => (base.geometry().clone(), base.is_view()),
-            false => (map.apply(base.geometry())?, true),
-        };
-        let dtype = base.dtype().map(str::to_string);
-        Ok(LoanKeep {
+        if map.is_identity() {
+            return Ok(LoanKeep::for_array(base));
+        }
+        Ok(LoanKeep::with_layout(
+            base,
+            map.apply(base.geometry())?,
+            true,
+        ))
+    }
+
+    /// A keep for the loans of `array` itself (just made, or on loan now): its first loan
+    /// takes the layout from here (parsing the metalayer of a new 100x100 array cost a
+    /// twentieth of a python-blosc2 `asarray` of it in the library).
+    pub fn for_array(array: &Array<Schunk>) -> LoanKeep {
+        LoanKeep::with_layout(array, array.geometry().clone(), array.is_view())
+    }
+
+    fn with_layout(array: &Array<Schunk>, geom: super::shape::Geometry, view: bool) -> LoanKeep {
+        LoanKeep {
             stand_in: None,
             layout: Some(KnownLayout::now(
-                base.store(),
+                array.store(),
                 geom,
-                dtype,
-                base.dtype_format(),
+                array.dtype().map(str::to_string),
+                array.dtype_format(),
                 view,
             )),
-        })
+        }
     }
 }
 

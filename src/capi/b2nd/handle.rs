@@ -304,6 +304,7 @@ pub(super) fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
         unsafe { libc::free(c.dtype.cast()) };
         return Err(e);
     }
+    let keep = LoanKeep::for_array(&a);
     let sc = schunk_into_c(a.into_store());
     if sc.is_null() {
         // SAFETY: as above.
@@ -314,7 +315,7 @@ pub(super) fn into_c(a: Array<Schunk>) -> Result<*mut b2nd_array_t> {
     // SAFETY: sc is the live handle just made (its mirror synced when it was made).
     c.last_tick = unsafe { (*sc).change_tick };
     let owner = Some(Arc::new(SharedSchunk(sc)));
-    let h = ArrayHandle::boxed(c, LoanKeep::default(), owner, None);
+    let h = ArrayHandle::boxed(c, keep, owner, None);
     Ok(Box::into_raw(h).cast())
 }
 
