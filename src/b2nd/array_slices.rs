@@ -98,7 +98,8 @@ impl<S: ChunkStore> Array<S> {
     /// the chunks of a thread's share of their blocks (all of a chunk's blocks for one below
     /// [`PARALLEL_MIN_BLOCKS`], which one thread decodes). A box over two chunks of python-
     /// blosc2's default layout, 24 blocks in one and 15 in the other, takes 24 blocks' time
-    /// shared by chunk and 20 by block: 0.85 of the wheel's speed before this choice.
+    /// shared by chunk and 20 by block: 0.85 of the wheel's speed before this choice. Fewer
+    /// than [`PARALLEL_MIN_BLOCKS`] blocks a thread in all are not shared out.
     fn chunks_share_evenly(
         &self,
         chunks: &[(i64, Vec<i64>)],
@@ -117,7 +118,12 @@ impl<S: ChunkStore> Array<S> {
                 n
             };
         }
-        total.div_ceil(nthreads).max(largest) <= by_blocks
+        // A few blocks in all are decoded on the calling thread, as c-blosc2 decodes a few
+        // blocks of a chunk one at a time: starting the threads of an array just opened cost
+        // more than the read (python-blosc2's `open(path)[3, 10:20]`, 2 blocks in each of 2
+        // chunks: 2 thread starts and ends, twice the time of the reference).
+        total >= nthreads * PARALLEL_MIN_BLOCKS
+            && total.div_ceil(nthreads).max(largest) <= by_blocks
     }
 
     /// The parts of the slice `[start, stop)` in the blocks of the chunk at `coords`, and

@@ -285,7 +285,13 @@ impl Decompressor {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
-        decompress::decompress(&self.params, self.pool.get()?, src, dst, maskout)
+        decompress::decompress(
+            &self.params,
+            self.pool_for(maskout, false)?,
+            src,
+            dst,
+            maskout,
+        )
     }
 
     /// `decompress` for a lazy chunk (blocks fetched through `reader`) or a regular one.
@@ -296,7 +302,24 @@ impl Decompressor {
         maskout: Option<&[bool]>,
         reader: Option<&dyn decompress::LazyBlocks>,
     ) -> Result<usize> {
-        decompress::decompress_with(&self.params, self.pool.get()?, src, dst, maskout, reader)
+        let pool = self.pool_for(maskout, reader.is_some())?;
+        decompress::decompress_with(&self.params, pool, src, dst, maskout, reader)
+    }
+
+    /// The pool for a decompression reading the blocks `maskout` leaves (all without one):
+    /// none when they are few, as c-blosc2's b2nd slices then decode the blocks one at a time
+    /// on the calling thread (at most a quarter of the blocks of a chunk read from a file,
+    /// a sixteenth of one in memory). Reading a few blocks of a file opened for it otherwise
+    /// started the pool's threads, and ended them when the array was freed: 2 thread starts
+    /// for python-blosc2's `open(path)[3, 10:20]`, twice its time.
+    fn pool_for(&self, maskout: Option<&[bool]>, lazy: bool) -> Result<Option<&Pool>> {
+        if let Some(m) = maskout {
+            let wanted = m.iter().filter(|masked| !**masked).count();
+            if wanted * if lazy { 4 } else { 16 } <= m.len() {
+                return Ok(None);
+            }
+        }
+        self.pool.get()
     }
 
     /// Decodes the byte spans of blocks of chunk `src` one at a time,
