@@ -487,4 +487,21 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_few_blocks_over_several_chunks_are_read_on_the_calling_thread() {
+        let (a, data) = default_layout_array();
+        // Rows 500..530: 2 blocks of the first chunk and 2 of the second, 4 in all.
+        assert!(!shared_by_chunk(&a, &[500, 0], &[530, 2000]));
+        // Rows 448..576: 4 blocks in each of two chunks, 8 in all.
+        assert!(shared_by_chunk(&a, &[448, 0], &[576, 2000]));
+        let mut out = vec![0u8; 30 * 2000 * 8];
+        a.get_slice_cbuffer(&[500, 0], &[530, 2000], &mut out, &[30, 2000])
+            .unwrap();
+        let want: Vec<u8> = data[500 * 2000..530 * 2000]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert!(out == want);
+    }
 }

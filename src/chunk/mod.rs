@@ -378,3 +378,48 @@ pub fn cbuffer_sizes(src: &[u8]) -> Result<(i32, i32, i32)> {
     let h = ChunkHeader::parse(src)?;
     Ok((h.nbytes, h.cbytes, h.blocksize))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_few_blocks_through_a_maskout_are_decoded_without_starting_the_pool() {
+        let src: Vec<u8> = (0..64 * 4096u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let c = Compressor::new(CParams {
+            typesize: 4,
+            blocksize: 16384,
+            ..CParams::default()
+        })
+        .unwrap();
+        let mut chunk = vec![0u8; src.len() + 4096];
+        let n = c.compress(&src, &mut chunk).unwrap();
+        chunk.truncate(n);
+        let nblocks = src.len() / 16384;
+        let two = DParams {
+            nthreads: 2,
+            ..DParams::default()
+        };
+        // 4 of 64 blocks in memory (a sixteenth): decoded here, no pool started.
+        let d = Decompressor::new(two).unwrap();
+        let mask: Vec<bool> = (0..nblocks).map(|i| i % 16 != 3).collect();
+        let mut out = vec![0u8; src.len()];
+        assert_eq!(
+            d.decompress(&chunk, &mut out, Some(&mask)).unwrap(),
+            src.len()
+        );
+        for (i, block) in out.chunks(16384).enumerate() {
+            if !mask[i] {
+                assert!(block == &src[i * 16384..(i + 1) * 16384], "block {i}");
+            }
+        }
+        assert!(d.pool.pool.get().is_none());
+        // 5 blocks: the pool decodes them.
+        let mask: Vec<bool> = (0..nblocks).map(|i| i % 16 != 3 && i != 0).collect();
+        d.decompress(&chunk, &mut out, Some(&mask)).unwrap();
+        assert!(out[..16384] == src[..16384]);
+        assert!(d.pool.pool.get().is_some());
+    }
+}
