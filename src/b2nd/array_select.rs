@@ -195,23 +195,30 @@ impl<S: ChunkStore> Array<S> {
             .collect();
         let counts: Vec<i64> = groups.iter().map(|v| v.len() as i64).collect();
         let last = ndim - 1;
+        // Where an index of dimension `d` lies in its chunk: the block's and the item's offsets
+        // along `d` (the item's in C order within the block; 1 a step along the last).
+        let place = |d: usize, value: i64| {
+            let in_chunk = value % g.chunkshape[d];
+            (
+                in_chunk / g.blockshape[d] * block_strides[d],
+                in_chunk % g.blockshape[d] * item_strides[d],
+            )
+        };
         // Along the last dimension, the entries of each chunk's group split into segments of
-        // consecutive indices at consecutive buffer places in one block; a segment is the
-        // same for every row the other dimensions select, so a row is one run a segment (a
+        // consecutive items in one block at consecutive buffer places; a segment is the same
+        // for every row the other dimensions select, so a row is one run a segment (a
         // selection of whole rows is a few runs, not an item each).
         let segments: Vec<Vec<Segment>> = groups[last]
             .iter()
             .map(|&(_, a, b)| {
                 let mut out: Vec<Segment> = Vec::new();
-                let mut prev: Option<(i64, i64)> = None;
                 for &(value, pos) in &sorted[last][a..b] {
-                    let in_chunk = value % g.chunkshape[last];
-                    let block = in_chunk / g.blockshape[last] * block_strides[last];
-                    let item = in_chunk % g.blockshape[last];
+                    let (block, item) = place(last, value);
                     match out.last_mut() {
                         Some(seg)
-                            if prev.is_some_and(|(v, p)| v + 1 == value && p + 1 == pos)
-                                && seg.block == block =>
+                            if seg.block == block
+                                && seg.item + seg.len == item
+                                && seg.buffer + seg.len == pos =>
                         {
                             seg.len += 1
                         }
@@ -222,7 +229,6 @@ impl<S: ChunkStore> Array<S> {
                             len: 1,
                         }),
                     }
-                    prev = Some((value, pos));
                 }
                 out
             })
@@ -243,9 +249,9 @@ impl<S: ChunkStore> Array<S> {
                 let (mut nblock, mut chunk_item, mut buf) = (0i64, 0i64, 0i64);
                 for (d, r) in ri.iter().enumerate() {
                     let (value, pos) = sorted[d][groups[d][gi[d] as usize].1 + *r as usize];
-                    let in_chunk = value % g.chunkshape[d];
-                    nblock += in_chunk / g.blockshape[d] * block_strides[d];
-                    chunk_item += in_chunk % g.blockshape[d] * item_strides[d];
+                    let (block, item) = place(d, value);
+                    nblock += block;
+                    chunk_item += item;
                     buf += pos * bstrides[d];
                 }
                 for seg in &segments[gi[last] as usize] {
